@@ -1,0 +1,84 @@
+"""Running a scripted night through an agent, one row per call, as a pandas DataFrame.
+
+The table is built by looking at what each agent actually sent and received: whether the mission was
+in the request, how many past exchanges it carried, how many prompt tokens the model counted. A
+refusal ends the night and is recorded in the last row, with the size the model reported.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import openai
+
+from nightwatch.agent import BaseAgent
+from nightwatch.nights import Night
+from nightwatch.tokens import count_text_tokens
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+COLUMNS = [
+    "turn", "clock", "user_text", "prompt_tokens", "summary_tokens", "window_exchanges",
+    "mission_in_request", "compacted", "reply", "error",
+]
+
+
+def api_error_message(error: openai.APIStatusError) -> str:
+    """The API's own error message, without the SDK's "Error code: 400 - " prefix."""
+    if isinstance(error.body, dict) and isinstance(error.body.get("message"), str):
+        return error.body["message"]
+    return error.message
+
+
+def refused_prompt_tokens(error: openai.APIStatusError) -> int | None:
+    """The request size a context_length_exceeded message reports, if it reports one."""
+    match = re.search(r"resulted in (\d+) tokens|\((\d+) in the messages", api_error_message(error))
+    if not match:
+        return None
+    return int(match.group(1) or match.group(2))
+
+
+def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.DataFrame:
+    """Play ``night`` to ``agent`` turn by turn; stop at the first API error and record it."""
+    import pandas as pd
+
+    memory = getattr(agent, "memory", None)
+    rows = []
+    for number, turn in enumerate(night.turns, start=1):
+        compactions_before = len(memory.compactions) if memory is not None else 0
+        error = None
+        reply = None
+        try:
+            reply = agent.run(turn.text)
+            prompt_tokens = agent.last_prompt_tokens
+        except openai.APIStatusError as exc:
+            error = f"{exc.status_code} {exc.code}: {api_error_message(exc)}"
+            prompt_tokens = refused_prompt_tokens(exc)
+        sent = agent.last_messages
+        rows.append(
+            {
+                "turn": number,
+                "clock": turn.clock,
+                "user_text": turn.text,
+                "prompt_tokens": prompt_tokens,
+                "summary_tokens": count_text_tokens(memory.summary) if memory is not None else 0,
+                "window_exchanges": sum(1 for m in sent if m["role"] == "assistant"),
+                "mission_in_request": any(
+                    m["role"] == "system" and m["content"] == agent.mission for m in sent
+                ),
+                "compacted": memory is not None and len(memory.compactions) > compactions_before,
+                "reply": reply,
+                "error": error,
+            }
+        )
+        if progress:
+            print(f"\r{night.name}: {number}/{len(night.turns)}", end="", flush=True)
+        if error is not None:
+            break
+    if progress:
+        print()
+    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame["prompt_tokens"] = frame["prompt_tokens"].astype("Int64")
+    return frame

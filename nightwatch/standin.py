@@ -1,0 +1,153 @@
+"""The stand-in model (代役): an OpenAI-compatible chat endpoint inside the process.
+
+It sits behind the real ``openai`` client through an ``httpx2.MockTransport`` (openai 3.x sends its
+requests with httpx2), so requests are built, sent and parsed by the real SDK, and a refusal arrives
+as the real ``openai.BadRequestError``. The endpoint counts every request with ``nightwatch.tokens``,
+refuses one over its context limit exactly as the API does, reports ``usage``, and records every
+request for plotting. What it answers comes from ``persona.answer`` and depends on the request alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+import openai
+
+from nightwatch import persona
+from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
+
+DEFAULT_CONTEXT_LIMIT = 2048
+STANDIN_BASE_URL = "http://standin.nightwatch/v1"
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the stand-in received, and whether it was refused."""
+
+    messages: list[dict[str, str]]
+    prompt_tokens: int
+    refused: bool
+
+
+def context_length_error(limit: int, prompt_tokens: int, max_tokens: int | None) -> dict[str, Any]:
+    """The body OpenAI returns for a request over the context window."""
+    if max_tokens is None:
+        detail = f"However, your messages resulted in {prompt_tokens} tokens."
+    else:
+        detail = (
+            f"However, you requested {prompt_tokens + max_tokens} tokens "
+            f"({prompt_tokens} in the messages, {max_tokens} in the completion)."
+        )
+    return {
+        "error": {
+            "message": f"This model's maximum context length is {limit} tokens. {detail} "
+            "Please reduce the length of the messages.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+    }
+
+
+def invalid_request(message: str, param: str | None = None, status: int = 400) -> httpx2.Response:
+    body = {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}}
+    return httpx2.Response(status, json=body)
+
+
+class StandInModel:
+    """A deterministic night-watch model with a small context window, reachable as an OpenAI client."""
+
+    def __init__(
+        self,
+        context_limit: int = DEFAULT_CONTEXT_LIMIT,
+        encoding_name: str = DEFAULT_ENCODING,
+        model_name: str = "nightwatch-standin",
+    ) -> None:
+        if context_limit <= 0:
+            raise ValueError("context_limit must be > 0")
+        self.context_limit = context_limit
+        self.encoding_name = encoding_name
+        self.model_name = model_name
+        self.requests: list[RecordedRequest] = []
+
+    def client(self) -> openai.OpenAI:
+        """A real ``openai.OpenAI`` client whose HTTP requests never leave the process."""
+        transport = httpx2.MockTransport(self.handle)
+        return openai.OpenAI(
+            api_key="offline-stand-in",
+            base_url=STANDIN_BASE_URL,
+            http_client=httpx2.Client(transport=transport),
+            max_retries=0,
+        )
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        """Serve one HTTP request the way the chat-completions API would."""
+        if request.method == "GET" and request.url.path.endswith("/models"):
+            return httpx2.Response(200, json={"object": "list", "data": [self._model_card()]})
+        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+            return invalid_request(f"Unknown request URL: {request.method} {request.url.path}", status=404)
+        try:
+            body = json.loads(request.content)
+        except ValueError:
+            return invalid_request("The request body is not valid JSON.")
+        if not isinstance(body, dict):
+            return invalid_request("The request body must be a JSON object.")
+        return self.complete(body)
+
+    def complete(self, body: dict[str, Any]) -> httpx2.Response:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return invalid_request("'messages' must be a non-empty array.", "messages")
+        for message in messages:
+            if not (
+                isinstance(message, dict)
+                and isinstance(message.get("role"), str)
+                and isinstance(message.get("content"), str)
+            ):
+                return invalid_request("Each message needs a string 'role' and 'content'.", "messages")
+        max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
+        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens <= 0):
+            return invalid_request("'max_tokens' must be a positive integer.", "max_tokens")
+
+        prompt_tokens = count_message_tokens(messages, self.encoding_name)
+        over = prompt_tokens + (max_tokens or 0) > self.context_limit
+        self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=over))
+        if over:
+            return httpx2.Response(400, json=context_length_error(self.context_limit, prompt_tokens, max_tokens))
+
+        reply = persona.answer(messages)
+        finish_reason = "stop"
+        if max_tokens is not None and count_text_tokens(reply, self.encoding_name) > max_tokens:
+            encoding = get_encoding(self.encoding_name)
+            reply = encoding.decode(encoding.encode(reply, disallowed_special=())[:max_tokens])
+            finish_reason = "length"
+        completion_tokens = count_text_tokens(reply, self.encoding_name)
+        digest = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()[:16]
+        return httpx2.Response(
+            200,
+            json={
+                "id": f"chatcmpl-standin-{digest}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": str(body.get("model", self.model_name)),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": reply},
+                        "finish_reason": finish_reason,
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            },
+        )
+
+    def _model_card(self) -> dict[str, Any]:
+        return {"id": self.model_name, "object": "model", "created": 0, "owned_by": "nightwatch"}
