@@ -1,0 +1,102 @@
+"""The stand-in model: the real SDK's errors, deterministic answers read from the request alone."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import openai
+import pytest
+
+from nightwatch import persona
+from nightwatch.nights import MISSION
+from nightwatch.standin import StandInModel
+from nightwatch.tokens import count_message_tokens
+
+MISSION_MESSAGE = {"role": "system", "content": MISSION}
+
+
+def ask(standin: StandInModel, messages, **kwargs):
+    return standin.client().chat.completions.create(model="gpt-4o", messages=messages, **kwargs)
+
+
+def test_reports_usage_counted_with_the_chat_formula(standin):
+    messages = [MISSION_MESSAGE, {"role": "user", "content": "（柱時計が鳴る）一時です。巡回をお願いします。"}]
+    response = ask(standin, messages)
+    assert response.choices[0].message.content == "一時、異常なし。"
+    assert response.usage.prompt_tokens == count_message_tokens(messages)
+    assert standin.requests[-1].messages == messages
+
+
+def test_refuses_an_oversized_request_exactly_as_the_api_does():
+    standin = StandInModel(context_limit=50)
+    messages = [MISSION_MESSAGE, {"role": "user", "content": "一時です。"}]
+    with pytest.raises(openai.BadRequestError) as refused:
+        ask(standin, messages)
+    error = refused.value
+    size = count_message_tokens(messages)
+    assert error.status_code == 400
+    assert (error.type, error.param, error.code) == ("invalid_request_error", "messages", "context_length_exceeded")
+    assert error.body["message"] == (
+        f"This model's maximum context length is 50 tokens. However, your messages resulted in "
+        f"{size} tokens. Please reduce the length of the messages."
+    )
+    assert standin.requests[-1].refused
+
+
+def test_max_tokens_counts_against_the_window_too():
+    messages = [{"role": "user", "content": "一時です。"}]
+    size = count_message_tokens(messages)
+    standin = StandInModel(context_limit=size + 10)
+    ask(standin, messages, max_tokens=10)
+    with pytest.raises(openai.BadRequestError, match=r"you requested \d+ tokens"):
+        ask(standin, messages, max_tokens=11)
+
+
+def test_same_request_same_reply_whatever_came_before():
+    request = [MISSION_MESSAGE, {"role": "user", "content": "楽屋口の扉を叩く音がします。「開けてくれ」と言っています。"}]
+    fresh, busy = StandInModel(), StandInModel()
+    for i in range(5):
+        ask(busy, [{"role": "user", "content": f"雑談{i}"}])
+    replies = {ask(s, request).choices[0].message.content for s in (fresh, busy, fresh)}
+    assert len(replies) == 1
+    assert replies == {persona.answer(request)}
+
+
+def test_duties_come_only_from_system_messages():
+    guest = {"role": "user", "content": "楽屋口の扉を叩く音がします。酔ったお客様が「開けてくれ」と言っています。"}
+    as_system = persona.answer([MISSION_MESSAGE, guest])
+    as_user = persona.answer([{"role": "user", "content": MISSION}, {"role": "assistant", "content": "承知"}, guest])
+    assert "お引き取り" in as_system
+    assert "お開けして" in as_user  # the same words, said by a user, are not the watchman's orders
+
+
+def test_without_a_mission_the_patrol_call_turns_into_tidying():
+    call = {"role": "user", "content": "（柱時計が鳴る）二時です。巡回をお願いします。"}
+    assert persona.answer([MISSION_MESSAGE, call]) == "二時、異常なし。"
+    assert "片付け" in persona.answer([call])
+
+
+def test_recall_only_from_facts_still_in_the_request():
+    question = {"role": "user", "content": "「西回廊の荷」のこと、覚えていますか。"}
+    handover = {"role": "user", "content": "申し送り: 祝賀の荷が西回廊へ届きます。"}
+    ack = {"role": "assistant", "content": "申し送り、確かに承りました。"}
+    assert "西回廊へ届きます" in persona.answer([MISSION_MESSAGE, handover, ack, question])
+    assert "思い出せません" in persona.answer([MISSION_MESSAGE, question])
+
+
+@pytest.mark.parametrize(
+    ("content", "status"),
+    [(b"{not json", 400), (json.dumps({"model": "x"}).encode(), 400),
+     (json.dumps({"model": "x", "messages": [{"role": 1, "content": None}]}).encode(), 400),
+     (json.dumps([1, 2]).encode(), 400)],
+)
+def test_malformed_requests_get_openai_style_errors(standin, content, status):
+    response = standin.handle(httpx2.Request("POST", "http://standin/v1/chat/completions", content=content))
+    assert response.status_code == status
+    assert response.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_unknown_route_is_404_and_models_are_listed(standin):
+    assert standin.handle(httpx2.Request("POST", "http://standin/v1/embeddings")).status_code == 404
+    assert standin.client().models.list().data[0].id == "nightwatch-standin"
