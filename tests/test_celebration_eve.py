@@ -1,0 +1,78 @@
+"""The three designs on the celebration eve: the outcomes arise from what each request carries."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from nightwatch import persona
+from nightwatch.compare import compare_designs, make_agent
+from nightwatch.nights import MISSION, busy_night, celebration_eve, spring_night
+from nightwatch.rehearsal import run_night
+from nightwatch.standin import StandInModel
+
+
+@pytest.fixture(scope="module")
+def eve():
+    return compare_designs(celebration_eve())
+
+
+def test_before_crashes_before_dawn(eve):
+    table, frames = eve
+    frame = frames["before"]
+    assert frame["error"].iloc[-1].startswith("400 context_length_exceeded")
+    assert frame["prompt_tokens"].iloc[-1] > 2048 >= frame["prompt_tokens"].iloc[:-1].max()
+    assert frame["prompt_tokens"].is_monotonic_increasing
+    assert not table.loc[table.index[0], "survived"]
+
+
+def test_trimmed_survives_but_stops_being_a_watchman(eve):
+    table, frames = eve
+    frame = frames["trimmed"]
+    assert frame["error"].isna().all()
+    assert frame["prompt_tokens"].max() < 2048
+    first_without = frame.loc[~frame["mission_in_request"], "turn"].min()
+    assert frame.loc[frame["turn"] < first_without, "mission_in_request"].all()
+    assert not frame.loc[frame["turn"] >= first_without, "mission_in_request"].any()
+    row = table.iloc[1]
+    assert not row["watchman_at_test"] and row["incidents_reported"] == 0
+
+
+def test_three_tiers_reach_dawn_with_all_three_incidents(eve):
+    table, frames = eve
+    frame = frames["three_tier"]
+    row = table.iloc[2]
+    assert row["survived"] and row["watchman_at_test"]
+    assert row["incidents_reported"] == row["incidents_total"] == 3
+    assert frame["mission_in_request"].all()
+    assert frame["compacted"].sum() > 1
+    assert frame["reply"].iloc[-1].startswith("六時、異常なし。夜のあいだのこと、三つ")
+
+
+def test_the_drift_is_the_stand_in_reading_the_request_not_the_agent():
+    standin = StandInModel()
+    run_night(make_agent("trimmed", standin.client()), celebration_eve())
+    at_the_door = next(r.messages for r in standin.requests if "楽屋口の扉" in r.messages[-1]["content"])
+    assert all(m["content"] != MISSION for m in at_the_door)
+    assert "お開けして" in persona.answer(at_the_door)
+    # The same request with the mission put back gets the watchman's answer.
+    restored = [{"role": "system", "content": MISSION}, *at_the_door]
+    assert "お引き取り" in persona.answer(restored)
+
+
+def test_spring_fits_and_the_busy_night_stops_at_three():
+    spring = run_night(make_agent("before", StandInModel().client()), spring_night())
+    assert spring["error"].isna().all() and len(spring) == len(spring_night().turns)
+    busy = run_night(make_agent("before", StandInModel().client()), busy_night())
+    assert busy["clock"].iloc[-1] == "03:00" and busy["error"].notna().iloc[-1]
+
+
+def test_python_m_nightwatch_prints_the_comparison():
+    result = subprocess.run([sys.executable, "-m", "nightwatch"], capture_output=True, text=True, check=True)
+    lines = result.stdout.splitlines()
+    assert "祝賀前夜" in lines[0] and "2048" in lines[0]
+    three_tier = next(line for line in lines if line.startswith("三層"))
+    assert "夜明けまで" in three_tier and "夜警のまま" in three_tier and "3/3" in three_tier
+    assert "途中で停止" in next(line for line in lines if line.startswith("春の仕立て"))

@@ -1,0 +1,79 @@
+"""The summarizers: the growing fake, the three-line contract, and the model-backed one."""
+
+from __future__ import annotations
+
+import pytest
+
+from nightwatch.memory import Exchange
+from nightwatch.nights import MISSION, celebration_eve
+from nightwatch.standin import StandInModel
+from nightwatch.summarizers import (
+    LLMSummarizer,
+    SummaryTruncatedError,
+    ThreeLineSummarizer,
+    concatenating_summarizer,
+)
+from nightwatch.tokens import count_text_tokens
+from nightwatch import persona
+
+
+def night_exchanges() -> list[Exchange]:
+    """The celebration eve's turns with the replies the stand-in gives while the mission is present."""
+    return [
+        Exchange(user_text=t.text, watchman_reply=persona.answer(
+            [{"role": "system", "content": MISSION}, {"role": "user", "content": t.text}]))
+        for t in celebration_eve().turns
+    ]
+
+
+def fold_in_chunks(summarizer, exchanges, chunk=3) -> list[str]:
+    summaries, summary = [], ""
+    for start in range(0, len(exchanges), chunk):
+        summary = summarizer(summary, exchanges[start : start + chunk])
+        summaries.append(summary)
+    return summaries
+
+
+def test_concatenating_fake_grows_without_bound():
+    lengths = [count_text_tokens(s) for s in fold_in_chunks(concatenating_summarizer, night_exchanges())]
+    assert all(later > earlier for earlier, later in zip(lengths, lengths[1:]))
+
+
+def test_three_line_summary_keeps_its_contract_and_the_incidents():
+    summaries = fold_in_chunks(ThreeLineSummarizer(), night_exchanges())
+    assert all(len(s.splitlines()) <= 3 for s in summaries)
+    final = summaries[-1]
+    for marker in ("ハーロウ", "鎧戸", "酔客", "西回廊"):
+        assert marker in final
+    assert "異常なし（11回）" in final  # the routine patrols, collapsed into a count
+    longest = max(count_text_tokens(s) for s in summaries)
+    assert longest < count_text_tokens("\n".join(e.watchman_reply for e in night_exchanges())) / 3
+
+
+def test_incidents_outrank_routine_when_the_line_is_full():
+    summarizer = ThreeLineSummarizer(max_items=2)
+    exchanges = night_exchanges()
+    final = fold_in_chunks(summarizer, exchanges)[-1]
+    incidents = next(line for line in final.splitlines() if line.startswith("出来事"))
+    assert "ハーロウ" not in incidents  # the oldest incident made room for newer ones
+    assert "鎧戸" in incidents and "酔客" in incidents
+
+
+def test_llm_summarizer_through_the_stand_in_matches_the_deterministic_one():
+    standin = StandInModel()
+    llm = LLMSummarizer(standin.client(), max_tokens=400)
+    exchanges = night_exchanges()
+    assert fold_in_chunks(llm, exchanges) == fold_in_chunks(ThreeLineSummarizer(), exchanges)
+    assert all(r.messages[0]["role"] == "system" for r in standin.requests)
+
+
+def test_llm_summary_cut_at_max_tokens_is_refused():
+    llm = LLMSummarizer(StandInModel().client(), max_tokens=5)
+    with pytest.raises(SummaryTruncatedError, match="max_tokens=5"):
+        llm("", night_exchanges()[:6])
+
+
+@pytest.mark.parametrize("bad", [{"max_items": 0}, {"max_chars": 1}])
+def test_three_line_summarizer_refuses_bad_settings(bad):
+    with pytest.raises(ValueError):
+        ThreeLineSummarizer(**bad)
