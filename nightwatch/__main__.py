@@ -1,22 +1,58 @@
-"""``python -m nightwatch``: the celebration eve under the three designs, offline, in seconds."""
+"""``python -m nightwatch``: the celebration eve under the three designs, offline, in seconds.
+
+``python -m nightwatch serve --port 8000`` serves the stand-in over HTTP on 127.0.0.1 instead.
+With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.live``) the comparison runs against a real model.
+"""
 
 from __future__ import annotations
 
-from nightwatch.compare import compare_designs
-from nightwatch.nights import celebration_eve
+import argparse
+
+from nightwatch.standin import DEFAULT_CONTEXT_LIMIT
 
 
-def main() -> None:
+def compare(context_limit: int) -> None:
+    from nightwatch.compare import compare_designs
+    from nightwatch.live import choose_model
+    from nightwatch.nights import celebration_eve
+
     night = celebration_eve()
-    table, _ = compare_designs(night)
-    print(f"{night.name}（{len(night.turns)}回の呼び出し、代役の上限 {int(table['context_limit'].iloc[0])} トークン）")
+    choice = choose_model(context_limit=context_limit)
+    print(choice.describe())
+    if choice.live:
+        table, _ = compare_designs(night, context_limit, client_factory=lambda: choice.client, model=choice.model)
+    else:
+        table, _ = compare_designs(night, context_limit)
+    print(f"{night.name}（{len(night.turns)}回の呼び出し、上限 {context_limit} トークン）")
     shown = table.assign(
         survived=table["survived"].map({True: "夜明けまで", False: "途中で停止"}),
         watchman_at_test=table["watchman_at_test"].map({True: "夜警のまま", False: "夜警でない"}),
         incidents=table["incidents_reported"].astype(str) + "/" + table["incidents_total"].astype(str),
-    )[["survived", "watchman_at_test", "incidents", "largest_request", "total_tokens_sent", "calls"]]
-    shown.columns = ["夜明けまで", "04:00前の楽屋口", "朝の報告", "最大リクエスト", "送信トークン合計", "呼び出し"]
-    print(shown.to_string())
+    )
+    columns = {
+        "survived": "夜明けまで", "watchman_at_test": "04:00前の楽屋口", "incidents": "朝の報告",
+        "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し",
+    }
+    print(shown[list(columns)].rename(columns=columns).to_string())
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m nightwatch", description=__doc__.splitlines()[0])
+    parser.add_argument("--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT,
+                        help="the stand-in's context window in tokens (default: %(default)s)")
+    commands = parser.add_subparsers(dest="command")
+    serve_parser = commands.add_parser("serve", help="serve the stand-in on 127.0.0.1 over HTTP")
+    serve_parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free port)")
+    serve_parser.add_argument("--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT, dest="serve_limit")
+    args = parser.parse_args(argv)
+    if args.context_limit <= 0:
+        parser.error("--context-limit must be a positive number of tokens")
+    if args.command == "serve":
+        from nightwatch.server import serve
+
+        serve(args.port, args.serve_limit)
+    else:
+        compare(args.context_limit)
 
 
 if __name__ == "__main__":

@@ -23,15 +23,17 @@ DESIGN_NAMES = {
 }
 
 
-def make_agent(design: str, client, policy: MemoryPolicy = DEFAULT_POLICY, mission: str = MISSION):
+def make_agent(
+    design: str, client, policy: MemoryPolicy = DEFAULT_POLICY, mission: str = MISSION, model: str = "gpt-4o"
+):
     """One of the three designs, talking to ``client``."""
     if design == "before":
-        return before.NightWatchAgent("ヴェスパー", mission, client=client)
+        return before.NightWatchAgent("ヴェスパー", mission, model, client=client)
     if design == "trimmed":
-        return before.TrimmedNightWatchAgent("ヴェスパー", mission, client=client)
+        return before.TrimmedNightWatchAgent("ヴェスパー", mission, model, client=client)
     if design == "three_tier":
         memory = ConversationMemory(mission, policy, count_text_tokens, ThreeLineSummarizer())
-        return after.NightWatchAgent("ヴェスパー", memory, client=client)
+        return after.NightWatchAgent("ヴェスパー", memory, model, client=client)
     raise ValueError(f"unknown design {design!r}; choose from {sorted(DESIGN_NAMES)}")
 
 
@@ -62,15 +64,17 @@ def compare_designs(
     night: Night | None = None,
     context_limit: int = DEFAULT_CONTEXT_LIMIT,
     policy: MemoryPolicy = DEFAULT_POLICY,
+    client_factory=None,
+    model: str = "gpt-4o",
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Run the night under each design, each against its own fresh stand-in."""
+    """Run the night under each design, each against its own fresh stand-in (or ``client_factory()``)."""
     import pandas as pd
 
     night = night or celebration_eve()
     rows, frames = [], {}
     for design, label in DESIGN_NAMES.items():
-        standin = StandInModel(context_limit=context_limit)
-        frame = run_night(make_agent(design, standin.client(), policy), night)
+        client = client_factory() if client_factory else StandInModel(context_limit=context_limit).client()
+        frame = run_night(make_agent(design, client, policy, model=model), night)
         frames[design] = frame
         rows.append({"design": label, **night_outcome(frame, night), "context_limit": context_limit})
     return pd.DataFrame(rows).set_index("design"), frames
