@@ -65,9 +65,9 @@ def serve(port: int, context_limit: int) -> None:
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     host, bound_port = server.server_address[:2]
-    print(f"代役モデルを http://{host}:{bound_port}/v1 で待ち受けています（上限 {context_limit} トークン）。"
-          "Ctrl-C で止まります。", flush=True)
     try:
+        print(f"代役モデルを http://{host}:{bound_port}/v1 で待ち受けています（上限 {context_limit} トークン）。"
+              "Ctrl-C で止まります。", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass

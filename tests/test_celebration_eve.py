@@ -72,7 +72,8 @@ def test_spring_fits_and_the_busy_night_stops_at_three():
 def test_python_m_nightwatch_prints_the_comparison():
     result = subprocess.run([sys.executable, "-m", "nightwatch"], capture_output=True, text=True, check=True)
     lines = result.stdout.splitlines()
-    assert "祝賀前夜" in lines[0] and "2048" in lines[0]
+    assert "オフライン" in lines[0]
+    assert "祝賀前夜" in lines[1] and "2048" in lines[1]
     three_tier = next(line for line in lines if line.startswith("三層"))
     assert "夜明けまで" in three_tier and "夜警のまま" in three_tier and "3/3" in three_tier
     assert "途中で停止" in next(line for line in lines if line.startswith("春の仕立て"))
