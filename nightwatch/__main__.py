@@ -33,6 +33,8 @@ def compare(context_limit: int) -> None:
         "survived": "夜明けまで", "watchman_at_test": "04:00前の楽屋口", "incidents": "朝の報告",
         "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し",
     }
+    if choice.live:
+        columns["count_gap"] = "数え方の差（最大）"
     print(shown[list(columns)].rename(columns=columns).to_string())
 
 

@@ -57,6 +57,7 @@ def night_outcome(frame: pd.DataFrame, night: Night) -> dict[str, object]:
         "largest_request": int(frame["prompt_tokens"].max()),
         "total_tokens_sent": int(frame["prompt_tokens"].sum()),
         "calls": len(frame),
+        "count_gap": int((frame["prompt_tokens"] - frame["counted_tokens"]).abs().max()),
     }
 
 

@@ -14,14 +14,14 @@ import openai
 
 from nightwatch.agent import BaseAgent
 from nightwatch.nights import Night
-from nightwatch.tokens import count_text_tokens
+from nightwatch.tokens import count_message_tokens, count_text_tokens
 
 if TYPE_CHECKING:
     import pandas as pd
 
 COLUMNS = [
     "turn", "clock", "user_text", "prompt_tokens", "summary_tokens", "window_exchanges",
-    "mission_in_request", "compacted", "reply", "error",
+    "mission_in_request", "compacted", "reply", "error", "counted_tokens",
 ]
 
 
@@ -71,6 +71,9 @@ def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.Data
                 "compacted": memory is not None and len(memory.compactions) > compactions_before,
                 "reply": reply,
                 "error": error,
+                # Our own tiktoken count of the same request: equal to prompt_tokens offline,
+                # and the measure of how close the offline count is when a real server answers.
+                "counted_tokens": count_message_tokens(sent) if sent else None,
             }
         )
         if progress:
@@ -81,4 +84,5 @@ def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.Data
         print()
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["prompt_tokens"] = frame["prompt_tokens"].astype("Int64")
+    frame["counted_tokens"] = frame["counted_tokens"].astype("Int64")
     return frame

@@ -77,3 +77,10 @@ def test_python_m_nightwatch_prints_the_comparison():
     three_tier = next(line for line in lines if line.startswith("三層"))
     assert "夜明けまで" in three_tier and "夜警のまま" in three_tier and "3/3" in three_tier
     assert "途中で停止" in next(line for line in lines if line.startswith("春の仕立て"))
+
+
+def test_offline_count_equals_what_the_stand_in_reports(eve):
+    _, frames = eve
+    for frame in frames.values():
+        answered = frame[frame["error"].isna()]
+        assert (answered["prompt_tokens"] == answered["counted_tokens"]).all()

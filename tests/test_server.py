@@ -103,3 +103,17 @@ def test_ctrl_c_stops_the_server_cleanly():
     out, err = process.communicate(timeout=10)
     assert process.returncode == 0, err
     assert "止めました" in out and "Traceback" not in err
+
+
+def test_live_mode_cli_against_the_served_stand_in_shows_the_count_gap(server):
+    _, port = server
+    environment = {"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+                   "NIGHTWATCH_MODEL": "nightwatch-standin", "PATH": ""}
+    result = subprocess.run([sys.executable, "-m", "nightwatch"], capture_output=True, text=True,
+                            env=environment, check=True, timeout=120)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ライブ: http://127.0.0.1:")
+    assert "数え方の差" in result.stdout
+    # The served stand-in counts with the same tokenizer, so the gap is zero on every design.
+    for line in lines[-3:]:
+        assert line.split()[-1] == "0"
