@@ -132,3 +132,21 @@ def fold(
         else:
             lines.others += 1
     return lines.render()
+
+
+def shorten(summary: str, token_limit: int, estimate_tokens) -> str:
+    """Drop whole items, least needed first, until the summary fits ``token_limit``.
+
+    Routine counts go first, then the oldest handovers, then the oldest incidents; an item is never
+    cut in the middle. Returns "" when even a single item does not fit."""
+    lines = ThreeLines.parse(summary)
+    while lines.render() and estimate_tokens(lines.render()) > token_limit:
+        if lines.patrols or lines.others:
+            lines.patrols = lines.others = 0
+        elif len(lines.handovers) > (1 if lines.incidents else 0):
+            lines.handovers.pop(0)
+        elif lines.incidents:
+            lines.incidents.pop(0)
+        else:
+            lines.handovers.pop(0)
+    return lines.render()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import openai
 
 from nightwatch.agent import BaseAgent
+from nightwatch.budget import ContextBudgetExceeded
 from nightwatch.nights import Night
 from nightwatch.tokens import count_message_tokens, count_text_tokens
 
@@ -50,12 +51,19 @@ def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.Data
         compactions_before = len(memory.compactions) if memory is not None else 0
         error = None
         reply = None
+        agent.last_messages, agent.last_prompt_tokens = [], None  # this turn's request, or none
         try:
             reply = agent.run(turn.text)
             prompt_tokens = agent.last_prompt_tokens
         except openai.APIStatusError as exc:
             error = f"{exc.status_code} {exc.code}: {api_error_message(exc)}"
             prompt_tokens = refused_prompt_tokens(exc)
+        except openai.APIError as exc:  # no HTTP status: a timeout or a lost connection
+            error = f"{type(exc).__name__}: {exc}"
+            prompt_tokens = None
+        except ContextBudgetExceeded as exc:  # refused before sending: no request was made
+            error = f"budget: {exc}"
+            prompt_tokens = None
         sent = agent.last_messages
         rows.append(
             {

@@ -4,7 +4,8 @@ It sits behind the real ``openai`` client through an ``httpx2.MockTransport`` (o
 requests with httpx2), so requests are built, sent and parsed by the real SDK, and a refusal arrives
 as the real ``openai.BadRequestError``. The endpoint counts every request with ``nightwatch.tokens``,
 refuses one over its context limit exactly as the API does, reports ``usage``, and records every
-request for plotting. What it answers comes from ``persona.answer`` and depends on the request alone.
+request for plotting. It can be told to fail on chosen calls (429, 500, or a timeout), so tests can
+show what an agent does when the real SDK raises. What it answers comes from ``persona.answer`` and depends on the request alone.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import httpx2
 import openai
@@ -22,6 +23,16 @@ from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text
 
 DEFAULT_CONTEXT_LIMIT = 2048
 STANDIN_BASE_URL = "http://standin.nightwatch/v1"
+
+
+Fault = Literal["rate_limit", "server_error", "timeout"]
+FAULTS: dict[str, tuple[int, dict[str, Any]]] = {
+    "rate_limit": (429, {"error": {"message": "Rate limit reached. Please try again in 1s.",
+                                   "type": "requests", "param": None, "code": "rate_limit_exceeded"}}),
+    "server_error": (500, {"error": {"message": "The server had an error while processing your request.",
+                                     "type": "server_error", "param": None, "code": None}}),
+    "timeout": (0, {}),
+}
 
 
 @dataclass(frozen=True)
@@ -66,12 +77,18 @@ class StandInModel:
         context_limit: int = DEFAULT_CONTEXT_LIMIT,
         encoding_name: str = DEFAULT_ENCODING,
         model_name: str = "nightwatch-standin",
+        faults: dict[int, Fault] | None = None,
     ) -> None:
-        if context_limit <= 0:
-            raise ValueError("context_limit must be > 0")
+        if not isinstance(context_limit, int) or context_limit <= 0:
+            raise ValueError("context_limit must be a positive integer")
+        unknown = {fault for fault in (faults or {}).values() if fault not in FAULTS}
+        if unknown:
+            raise ValueError(f"unknown faults {sorted(unknown)}; choose from {sorted(FAULTS)}")
         self.context_limit = context_limit
         self.encoding_name = encoding_name
         self.model_name = model_name
+        self.faults = dict(faults or {})
+        self.calls = 0
         self.requests: list[RecordedRequest] = []
 
     def client(self) -> openai.OpenAI:
@@ -90,6 +107,13 @@ class StandInModel:
             return httpx2.Response(200, json={"object": "list", "data": [self._model_card()]})
         if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
             return invalid_request(f"Unknown request URL: {request.method} {request.url.path}", status=404)
+        self.calls += 1
+        fault = self.faults.get(self.calls)
+        if fault == "timeout":
+            raise httpx2.ReadTimeout("the stand-in did not answer in time", request=request)
+        if fault is not None:
+            status, body = FAULTS[fault]
+            return httpx2.Response(status, json=body)
         try:
             body = json.loads(request.content)
         except ValueError:

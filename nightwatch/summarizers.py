@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import openai
 
-from nightwatch.folding import fold
+from nightwatch.folding import fold, shorten
 from nightwatch.memory import Exchange
 
 
@@ -50,6 +50,10 @@ class ThreeLineSummarizer:
     def __call__(self, summary: str, overflow: list[Exchange]) -> str:
         pairs = [(exchange.user_text, exchange.watchman_reply) for exchange in overflow]
         return fold(summary, pairs, self.max_items, self.max_chars)
+
+    def shorten(self, summary: str, token_limit: int, estimate_tokens) -> str:
+        """Compress an over-cap summary by dropping whole items (see ``folding.shorten``)."""
+        return shorten(summary, token_limit, estimate_tokens)
 
 
 SUMMARY_INSTRUCTION = (

@@ -24,22 +24,23 @@ class BrokenSummarizer:
         return self.result
 
 
-@pytest.mark.parametrize("result", [None, 42])
+@pytest.mark.parametrize("result", [None, 42, "", "   "])
 def test_a_failing_summarizer_leaves_window_and_summary_exactly_as_they_were(result):
     memory = char_memory(2, 39, concatenating_summarizer)
     for i in range(4):
         memory.add_exchange(f"問{i}です。", f"答{i}です。")
     memory.add_exchange("問4です。", "答4です。")  # 30 tokens: under the threshold again
-    summary, window = memory.summary, copy.deepcopy(memory.window)
+    summary, window, archive = memory.summary, copy.deepcopy(memory.window), list(memory.archive)
     broken = BrokenSummarizer(result)
     memory.summarize = broken
-    with pytest.raises((RuntimeError, TypeError)):
-        memory.add_exchange("問5です。", "答5です。")  # 40 > 39: compaction runs and fails
+    memory.add_exchange("問5です。", "答5です。")  # 40 > 39: compaction runs, and fails
     assert broken.calls == 1
-    assert memory.summary == summary
+    assert memory.summary == summary and memory.archive == archive
     # Nothing was evicted; the new exchange waits in the window for the next compaction.
     assert [e.user_text for e in memory.window] == [e.user_text for e in window] + ["問5です。"]
     assert len(memory.compactions) == 1
+    (failure,) = memory.failures
+    assert failure.after_exchange == 6 and failure.error
     # With the summarizer back, the next exchange compacts everything that waited.
     memory.summarize = concatenating_summarizer
     memory.add_exchange("問6です。", "答6です。")
