@@ -1,0 +1,23 @@
+"""Workshop checks: each exercise notebook's answer, tried on nights the participant has not seen.
+
+A facilitator hands out ``notebooks/exercises/``; each notebook ends with a check cell that calls one
+function here and displays the ``CheckReport`` it returns: every sub-check with ✓ or ✗, the evidence
+(which call, how many tokens, which incident was missing) and a hint, in Japanese. Run on the
+untouched placeholder, a check says "まだです" and what to write; it never raises.
+
+One module per idea: ``report`` (the result and its wording), ``variants`` (unseen nights from a
+seed), ``stage`` (playing a night and catching everything), and one module per exercise.
+"""
+
+from nightwatch.workshop.crash import check_refused_call
+from nightwatch.workshop.oversized import ShrinkingNightWatchAgent, check_shrink_exchange
+from nightwatch.workshop.pinning import PinnedTrimAgent, check_pinned_trim
+from nightwatch.workshop.policy import SCRIPT_PROMISES, check_policy_choice
+from nightwatch.workshop.report import CheckItem, CheckReport
+from nightwatch.workshop.summary import SUMMARY_TOKEN_CAP, check_summarizer
+
+__all__ = [
+    "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent",
+    "ShrinkingNightWatchAgent", "check_pinned_trim", "check_policy_choice", "check_refused_call",
+    "check_shrink_exchange", "check_summarizer",
+]

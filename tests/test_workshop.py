@@ -1,0 +1,182 @@
+"""The workshop's exercises and their checks.
+
+For every exercise notebook: run as handed out, its check says "まだです" (never a traceback); with
+the answer cell filled from the worked solution, the check passes; with a typical wrong answer, or
+one that hard-codes the notebook's example, the check fails and its evidence says why. Answer cells
+are found by their ``answer`` tag, run in the exercise notebook's own namespace after the cells
+above them, exactly as a participant would run them.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import os
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import pytest
+
+from nightwatch import after
+from nightwatch.memory import ConversationMemory
+from nightwatch.nights import MISSION
+from nightwatch.standin import StandInModel
+from nightwatch.summarizers import ThreeLineSummarizer
+from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
+from nightwatch.workshop import (
+    CheckReport, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
+    check_summarizer,
+)
+from nightwatch.workshop import policy, summary
+from nightwatch.workshop.stage import play_night, where_carried
+from nightwatch.workshop.variants import unseen_night
+from workshop_answers import HARDCODED, WRONG, Answer
+
+matplotlib.use("Agg")
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+EXERCISES = NOTEBOOKS / "exercises"
+SOLUTIONS = NOTEBOOKS / "solutions"
+NAMES = sorted(path.name for path in EXERCISES.glob("ex*.ipynb"))
+CHECKS = [check_refused_call, check_pinned_trim, check_summarizer, check_policy_choice, check_shrink_exchange]
+
+
+def tagged(path: Path, tag: str) -> nbformat.NotebookNode:
+    cells = [cell for cell in nbformat.read(path, as_version=4).cells if tag in cell.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{path.name} needs exactly one cell tagged {tag!r}"
+    return cells[0]
+
+
+@functools.cache
+def prepared(name: str) -> dict:
+    """The exercise notebook's namespace after every code cell above the answer cell has run."""
+    namespace: dict = {"__name__": "__main__"}
+    cwd = os.getcwd()
+    os.chdir(EXERCISES)
+    try:
+        for cell in nbformat.read(EXERCISES / name, as_version=4).cells:
+            if "answer" in cell.metadata.get("tags", []):
+                break
+            if cell.cell_type == "code":
+                exec(cell.source, namespace)  # noqa: S102 - the notebook's own cells
+    finally:
+        os.chdir(cwd)
+        import matplotlib.pyplot as plt  # the notebook's set-up cell has imported it by now
+
+        plt.close("all")
+    return namespace
+
+
+def run_check(name: str, answer_source: str) -> CheckReport:
+    """Fill the answer cell with ``answer_source`` and run the notebook's check cell."""
+    namespace = copy.copy(prepared(name))
+    exec(answer_source, namespace)  # noqa: S102
+    exec(tagged(EXERCISES / name, "check").source, namespace)  # noqa: S102
+    report = namespace["report"]
+    assert isinstance(report, CheckReport)
+    return report
+
+
+def test_there_are_five_exercises_each_with_a_solution():
+    assert len(NAMES) >= 5
+    assert NAMES == sorted(path.name for path in SOLUTIONS.glob("ex*.ipynb"))
+    assert (EXERCISES / "README.md").is_file()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_untouched_placeholder_says_not_yet(name):
+    placeholder = tagged(EXERCISES / name, "answer").source
+    assert "raise NotImplementedError" in placeholder
+    report = run_check(name, placeholder)
+    assert report.status == "not_yet" and not report.passed
+    text = str(report)
+    assert "まだです" in text and "NotImplementedError のままです" in text
+    assert "Traceback" not in text
+    # The handed-out notebook was saved with exactly that kind message, not an error.
+    outputs = tagged(EXERCISES / name, "check").outputs
+    assert [output.output_type for output in outputs] == ["execute_result"]
+    assert outputs[0].data["text/plain"] == text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_worked_solution_passes(name):
+    report = run_check(name, tagged(SOLUTIONS / name, "answer").source)
+    assert report.passed, str(report)
+    assert all(item.passed for item in report.items) and "✗" not in str(report)
+    saved = tagged(SOLUTIONS / name, "check").outputs[0].data["text/plain"]
+    assert saved == str(report)  # the committed solution shows this very report
+
+
+@pytest.mark.parametrize("answer", WRONG + HARDCODED, ids=lambda answer: f"{answer.notebook[:3]}-{answer.label}")
+def test_a_wrong_or_hardcoded_answer_fails_with_the_reason(answer: Answer):
+    report = run_check(answer.notebook, answer.source)
+    assert report.status == "failed", str(report)
+    item = report.items[answer.item]
+    assert not item.passed, str(report)
+    evidence = "\n".join(item.evidence)
+    for words in answer.evidence:
+        assert words in evidence, f"{words!r} not in the evidence of {item.title!r}:\n{evidence}"
+    assert item.hint
+
+
+def test_a_hardcoded_call_number_is_named_as_such():
+    report = run_check("ex1_predict_crash.ipynb", HARDCODED[0].source)
+    assert report.items[0].passed  # right on the example, and only there
+    assert "答えの数を直接書いていませんか" in report.message
+
+
+def test_pinning_alone_is_shown_to_lose_the_trimmed_incidents():
+    report = run_check("ex2_pin_mission.ipynb", tagged(SOLUTIONS / "ex2_pin_mission.ipynb", "answer").source)
+    assert report.passed
+    assert any("朝の報告に出来事 0/3" in note and "06:00 の要求には残っていません" in note for note in report.notes)
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
+def test_no_check_ever_raises(check):
+    assert check(42).status == "not_yet"  # not even a function
+
+    def broken(*args):
+        raise ZeroDivisionError("わざと")
+
+    report = check(broken)
+    assert report.status == "failed"
+    assert "ZeroDivisionError: わざと" in str(report)
+
+
+def test_the_library_summarizer_itself_is_not_an_answer():
+    report = check_summarizer(ThreeLineSummarizer())
+    assert report.status == "not_yet" and "ThreeLineSummarizer" in report.message
+
+
+def test_the_summary_check_nights_push_every_incident_out_of_the_window():
+    """Otherwise the morning report could pass on the window alone, without the summarizer's help."""
+    for seed, kinds, errands, handovers in summary.NIGHTS:
+        night = unseen_night(seed, kinds=kinds, errands_per_hour=errands, handovers=handovers)
+        standin = StandInModel()
+        memory = ConversationMemory(MISSION, summary.POLICY, count_text_tokens, ThreeLineSummarizer())
+        log = play_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), night, standin)
+        assert log.survived
+        for incident in night.incidents:
+            assert where_carried(log.calls[-1].messages, incident.report_marker) == ["束ね"], incident
+
+
+def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
+    def cost(message):
+        return count_message_tokens([message]) - REPLY_PRIMER_TOKENS
+
+    promises = policy.SCRIPT_PROMISES
+    for window_size, threshold in [(2, 301), (15, 1950)]:  # the tightest and loosest the solution picks
+        for night in policy.nights(example=True):
+            standin = StandInModel(context_limit=10**6)
+            chosen = policy.MemoryPolicy(window_size=window_size, token_threshold=threshold)
+            memory = ConversationMemory(MISSION, chosen, count_text_tokens, ThreeLineSummarizer())
+            log = play_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), night, standin)
+            assert log.survived
+            for call in log.calls:
+                summaries = [m for m in call.messages[1:] if m["role"] == "system"]
+                assert all(cost(m) <= promises["summary_message"] for m in summaries)
+                assert cost(call.messages[-1]) <= promises["question_message"]
+            for call in log.calls[:-1]:  # the 06:00 report is never carried in a window
+                size = count_text_tokens(call.user_text) + count_text_tokens(call.reply)
+                assert promises["exchange_min"] <= size <= promises["exchange_max"], (night.name, call.turn, size)

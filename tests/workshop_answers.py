@@ -1,0 +1,134 @@
+"""Answers a participant might really write, for tests/test_workshop.py.
+
+Each one is the source of an answer cell, run in the exercise notebook's own namespace (so it may
+use whatever the notebook imported or measured above it). ``item`` is the index of the sub-check
+that must fail, and ``evidence`` the words its evidence must contain: the explanation that tells the
+participant what went wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Answer:
+    notebook: str
+    label: str
+    source: str
+    item: int
+    evidence: tuple[str, ...]
+
+
+WRONG = [
+    # Exercise 1: predict the refused call.
+    Answer("ex1_predict_crash.ipynb", "rounds up instead of down", """
+import math
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    return math.ceil((limit - first_request_tokens) / per_exchange_tokens) + 1
+""", 2, ("ある要求がちょうど上限", "予言 17回目／実際 18回目", "17回目 1,130 トークンは通り")),
+    Answer("ex1_predict_crash.ipynb", "forgets a limit below the first request", """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    return (limit - first_request_tokens) // per_exchange_tokens + 2
+""", 3, ("小さすぎる上限", "予言 0回目／実際 1回目")),
+    # Exercise 2: pin the mission.
+    Answer("ex2_pin_mission.ipynb", "the story's one line", """
+def pin_and_trim(history, keep_last):
+    return history[-keep_last:]
+""", 0, ("銘がどこにもありません", "7回目の要求で")),
+    Answer("ex2_pin_mission.ipynb", "pins the mission on top of history[-keep_last:]", """
+def pin_and_trim(history, keep_last):
+    return [history[0]] + history[-keep_last:]
+""", 0, ("銘が 2 回入っています", "history 4 件・keep_last=12")),
+    Answer("ex2_pin_mission.ipynb", "keeps everything so the mission survives", """
+def pin_and_trim(history, keep_last):
+    return history
+""", 2, ("（13 件まで）", "代役に拒まれました")),
+    # Exercise 3: the summarizer.
+    Answer("ex3_three_line_summary.ipynb", "strings every exchange on", """
+def summarize(summary, overflow):
+    lines = [summary] if summary else []
+    lines += [f"{exchange.user_text} → {exchange.watchman_reply}" for exchange in overflow]
+    return "\\n".join(lines)
+""", 2, ("上限 300", "丈の移り変わり")),
+    Answer("ex3_three_line_summary.ipynb", "keeps only the newest three lines", """
+def summarize(summary, overflow):
+    lines = summary.splitlines() + [f"{e.user_text} → {e.watchman_reply}" for e in overflow]
+    return "\\n".join(lines[-3:])
+""", 3, ("が報告にありません", "06:00 の要求には束ねにも窓にも残っていません")),
+    Answer("ex3_three_line_summary.ipynb", "keeps the questions, not the watchman's records", """
+def summarize(summary, overflow):
+    items = summary.split("／") if summary else []
+    items += [e.user_text.split("。")[0] for e in overflow if not e.user_text.startswith("（柱")]
+    return "／".join(items[-6:])
+""", 3, ("『東の鎧戸』", "ヴェスパー自身の記録（応答の一文）の形では残っていません")),
+    # Exercise 4: the policy.
+    Answer("ex4_choose_policy.ipynb", "forgets the reply reserve", """
+def choose_policy(context_window, reply_reserve):
+    budget = context_window - mission_message - SCRIPT_PROMISES["summary_message"] - SCRIPT_PROMISES["question_message"]
+    threshold = int(budget * 0.75)
+    return MemoryPolicy(window_size=max(2, threshold // 130), token_threshold=threshold)
+""", 1, ("トークン超過", "+ 余白 512")),
+    Answer("ex4_choose_policy.ipynb", "forgets the framing of every exchange in the window", """
+def choose_policy(context_window, reply_reserve):
+    budget = (context_window - reply_reserve - mission_message - SCRIPT_PROMISES["summary_message"]
+              - SCRIPT_PROMISES["question_message"] - REPLY_PRIMER_TOKENS)
+    return MemoryPolicy(window_size=max(2, budget // 130), token_threshold=budget)
+""", 1, ("1,548 > 1,536（12 トークン超過）",)),
+    Answer("ex4_choose_policy.ipynb", "summarizes far too early", """
+def choose_policy(context_window, reply_reserve):
+    return MemoryPolicy(window_size=2, token_threshold=(context_window - reply_reserve) // 10)
+""", 2, ("早く束ねすぎ", "使える 3,072 の")),
+    # Exercise 5: the oversized exchange.
+    Answer("ex5_oversized_exchange.ipynb", "leaves everything as it is", """
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    return user_text, watchman_reply
+""", 4, ("入れたあとの窓が閾値を超えたまま", "閾値 400")),
+    Answer("ex5_oversized_exchange.ipynb", "cuts by characters", """
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    if count_text_tokens(user_text) + count_text_tokens(watchman_reply) <= max_tokens:
+        return user_text, watchman_reply
+    return user_text[: max_tokens - len(watchman_reply)] + "（略）", watchman_reply
+""", 1, ("文字・", "トークンまでしか縮んでいません")),
+    Answer("ex5_oversized_exchange.ipynb", "cuts the joined exchange and loses the reply", """
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    if count_text_tokens(user_text) + count_text_tokens(watchman_reply) <= max_tokens:
+        return user_text, watchman_reply
+    return (user_text + watchman_reply)[: max_tokens // 2] + "（略）", ""
+""", 2, ("応答が『』に変わっています",)),
+    Answer("ex5_oversized_exchange.ipynb", "shortens every exchange", """
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    return user_text.split("。")[0] + "。（以下略）", watchman_reply
+""", 0, ("収まるのに変えています", "max_tokens=87")),
+]
+
+# Answers that only know the notebook's example: each must fail somewhere the example does not reach.
+HARDCODED = [
+    Answer("ex1_predict_crash.ipynb", "the example's call number", """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    return 37
+""", 1, ("予言 37回目／実際 17回目",)),
+    Answer("ex2_pin_mission.ipynb", "the story's 12 written in", """
+def pin_and_trim(history, keep_last):
+    return [history[0]] + history[1:][-12:]
+""", 1, ("keep_last=7: 会話を 12 件残しました（7 件のはず）",)),
+    Answer("ex3_three_line_summary.ipynb", "the celebration eve's incidents copied", """
+def summarize(summary, overflow):
+    return ("出来事: ハーロウ様からの追加の荷をお預かりし、西回廊に置きました。／西の鎧戸の緩みを確かめ、"
+            "紐で応急に結わえました。／楽屋口を試した酔客を、務めの言葉でお引き取りいただきました。")
+""", 4, ("この夜に無かった『ハーロウ』が朝の報告に入っています",)),
+    Answer("ex4_choose_policy.ipynb", "the example window's policy", """
+def choose_policy(context_window, reply_reserve):
+    return MemoryPolicy(window_size=4, token_threshold=592)
+""", 1, ("窓 1,024・余白 128", "トークン超過")),
+    Answer("ex5_oversized_exchange.ipynb", "only the example's long delivery", """
+from nightwatch.workshop.oversized import example_night
+
+EXAMPLE_LONG = next(turn.text for turn in example_night().turns if "目録" in turn.text)
+
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    if user_text == EXAMPLE_LONG:
+        return user_text.split("。")[0] + "。（以下略）", watchman_reply
+    return user_text, watchman_reply
+""", 1, ("元のまま",)),
+]
