@@ -10,18 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from nightwatch.tokens import REPLY_PRIMER_TOKENS, TOKENS_PER_MESSAGE
-
-TIERS = ("mission", "summary", "window", "question")
-
-
-def message_size(message: dict[str, str], estimate_tokens: Callable[[str], int]) -> int:
-    return TOKENS_PER_MESSAGE + estimate_tokens(message["role"]) + estimate_tokens(message["content"])
+from nightwatch.tokens import REPLY_PRIMER_TOKENS, chat_request_tokens, message_tokens
 
 
 def request_size(messages: Sequence[dict[str, str]], estimate_tokens: Callable[[str], int]) -> int:
     """Prompt tokens of ``messages`` by the chat formula, with the memory's estimator."""
-    return sum(message_size(m, estimate_tokens) for m in messages) + REPLY_PRIMER_TOKENS
+    return chat_request_tokens(messages, estimate_tokens)
 
 
 def tier_sizes(
@@ -30,7 +24,7 @@ def tier_sizes(
     """Tokens per tier of a request built as mission -> summary -> window -> question.
 
     The reply primer is counted with the question, so the four tiers add up to ``request_size``."""
-    sizes = [message_size(m, estimate_tokens) for m in messages]
+    sizes = [message_tokens(m, estimate_tokens) for m in messages]
     summary = sizes[1] if has_summary else 0
     start = 2 if has_summary else 1
     return {

@@ -12,7 +12,7 @@ Chat requests cost more than their text: OpenAI's published formula adds 3 token
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 import tiktoken
@@ -36,18 +36,26 @@ def count_text_tokens(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
     return len(get_encoding(encoding_name).encode(text, disallowed_special=()))
 
 
+def message_tokens(message: Mapping[str, str], count_text: Callable[[str], int]) -> int:
+    """One message's share of a request: 3 tokens of framing, every field's text, 1 more per name."""
+    total = TOKENS_PER_MESSAGE
+    for key, value in message.items():
+        total += count_text(value)
+        if key == "name":
+            total += TOKENS_PER_NAME
+    return total
+
+
+def chat_request_tokens(messages: Iterable[Mapping[str, str]], count_text: Callable[[str], int]) -> int:
+    """OpenAI's per-message formula with any text counter (a tokenizer, or an estimator)."""
+    return sum(message_tokens(message, count_text) for message in messages) + REPLY_PRIMER_TOKENS
+
+
 def count_message_tokens(
     messages: Iterable[Mapping[str, str]], encoding_name: str = DEFAULT_ENCODING
 ) -> int:
     """Prompt tokens of a chat request, by OpenAI's per-message formula."""
-    total = REPLY_PRIMER_TOKENS
-    for message in messages:
-        total += TOKENS_PER_MESSAGE
-        for key, value in message.items():
-            total += count_text_tokens(value, encoding_name)
-            if key == "name":
-                total += TOKENS_PER_NAME
-    return total
+    return chat_request_tokens(messages, lambda text: count_text_tokens(text, encoding_name))
 
 
 def estimate_tokens_by_chars(text: str) -> int:
