@@ -115,14 +115,14 @@ SEWING_HANDOVER = "コレットとアンは、袖の椅子で繕いものを続�
 
 
 def hourly_turns(errands_per_hour: int, extras: dict[str, str], hours: list[int] | None = None,
-                 errands_from: int = 0) -> list[Turn]:
-    """The hours striking, errands in between (from ``errands_from`` o'clock on), and ``extras``."""
+                 errands_from: int | None = None) -> list[Turn]:
+    """The hours striking, errands in between (all night, or from ``errands_from`` o'clock on), and ``extras``."""
     turns: list[Turn] = []
     errand = 0
     for hour in hours or NIGHT_HOURS:
         hour_turns = [patrol_call(hour)]
         taken = {clock for clock in extras if clock.startswith(f"{hour:02d}:")}
-        if (hour - errands_from) % 24 < 12:
+        if errands_from is None or (hour - errands_from) % 24 < 12:
             for slot in range(errands_per_hour):
                 minute = 15 + slot * 45 // errands_per_hour
                 clock = f"{hour:02d}:{minute:02d}"
@@ -140,8 +140,8 @@ def busy_night() -> Night:
 
     On the spring design this is the night Vesper stopped at three o'clock."""
     turns = [
-        Turn(clock="18:00", text="申し送り: 夜会帰りのお客様のため、正面玄関は十時まで開けておきます。"),
-        Turn(clock="18:05", text="申し送り: 楽屋口の鍵を新しいものに替えました。古い鍵はもう合いません。"),
+        Turn(clock="18:00", text="申し送り: 夜会帰りのお客様のため、正面玄関は十時まで開けておきます。十時を過ぎたら閂を下ろし、扉の札を「閉館」に返してください。"),
+        Turn(clock="18:05", text="申し送り: 楽屋口の鍵を新しいものに替えました。古い鍵はもう合わないので、見つけたら工房へ戻してください。"),
         Turn(clock="18:10", text=f"申し送り: {CRAFT_HANDOVER}{SEWING_HANDOVER}"),
     ]
     turns += hourly_turns(
@@ -160,8 +160,8 @@ def busy_night() -> Night:
     )
 
 
-BUSY_ERRANDS_PER_HOUR = 2
-EVE_ERRANDS_PER_HOUR = 3
+BUSY_ERRANDS_PER_HOUR = 5
+EVE_ERRANDS_PER_HOUR = 6
 EVE_HANDOVER = (
     "申し送り: 祝賀の贈り物の荷が、今夜のうちに西回廊へ届きます。割れ物が多いので、積み方に気をつけてください。"
     "楽屋口の鍵を新しいものに替えました。合鍵はマエストロとコレットだけが持っています。"
@@ -204,7 +204,7 @@ def celebration_eve() -> Night:
     )
 
 
-FIXED_EXCHANGE = "見回りの記録です。搬入口の木箱に変わりはありません。"
+FIXED_EXCHANGE = "見回りの記録です。搬入口の木箱に変わりはありません。舞台袖の脚立も片付いており、客席の通路にも落とし物はありません。"
 
 
 def fixed_length_exchanges(count: int, text: str = FIXED_EXCHANGE) -> Night:
