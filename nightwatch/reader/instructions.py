@@ -33,7 +33,7 @@ DUTY_ENDING = re.compile(
     r"(こと|ください|なさい|せよ|しろ|べし|るな|ぬこと|ないで|てはならない|守れ|知らせよ|[えけせてねべめれ]よ|[けせてねべめれ]る?な)[。！!]?$"
 )
 DUTY_WORDS = re.compile(r"\b(must|never|always|do not|don't|please|you are to|make sure|be sure to)\b", re.IGNORECASE)
-LIST_INTRO = re.compile(r"(次の|以下の|下記の|following)", re.IGNORECASE)
+LIST_INTRO = re.compile(r"(次の|以下|下記|following)", re.IGNORECASE)
 PERIODIC = re.compile(r"毎時|毎正時|一時間ごと|一時間おき|正時ごと|every hour|hourly|on the hour|each hour", re.IGNORECASE)
 REPORT = re.compile(r"報告|記録|書き留|report|log\b|write (it )?down", re.IGNORECASE)
 PROHIBITION = re.compile(

@@ -56,14 +56,18 @@ def label_of(text: str) -> tuple[str, str] | None:
     return None
 
 
+CLOCK_CALL_WORDS = "it is now the clock strikes chimes bell rings"
+
+
 def is_chime(text: str) -> bool:
+    """A bare clock call: a time and nothing else (stage directions in parentheses aside)."""
     clock = find_clock(text)
     if clock is None:
         return False
     rest = STAGE_DIRECTION.sub("", text).replace(clock.words, "")
-    return not features(rest) - features("です it is the now strikes") if language(text) == "en" else (
-        len([w for w in content_words(rest) if w]) == 0
-    )
+    if language(text) == "en":
+        return not features(rest) - features(CLOCK_CALL_WORDS)
+    return not content_words(rest)
 
 
 def is_question(text: str) -> bool:

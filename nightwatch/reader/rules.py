@@ -16,7 +16,7 @@ from nightwatch.reader import material, recall
 from nightwatch.reader.grounding import Reply, source
 from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.reader.summary import Summary, summarize_request
+from nightwatch.reader.summary import Summary, shorten_item, summarize_request
 from nightwatch.reader.text import coverage, features, find_clock, language, outside_quotes, quoted, sentences
 
 REPORT_ASK = re.compile(r"報告|report", re.IGNORECASE)
@@ -122,8 +122,7 @@ def report(request: Request) -> Reply | None:
 
 
 def _item(text: str) -> str:
-    text = material.body(" ".join(text.split()))
-    return text if len(text) <= REPORT_ITEM_CHARS else text[: REPORT_ITEM_CHARS - 1] + "…"
+    return shorten_item(material.body(text), REPORT_ITEM_CHARS)
 
 
 def duties(request: Request) -> Reply | None:
@@ -164,7 +163,8 @@ def hourly(request: Request) -> Reply | None:
     clock = find_clock(request.question)
     periodic = request.duties_of("periodic")
     if periodic and clock is not None:
-        return request.duty_reply(phrase(request.lang, "all_quiet", clock=clock.words), periodic[0])
+        said = clock.words if request.lang == "ja" else clock.words[:1].upper() + clock.words[1:]
+        return request.duty_reply(phrase(request.lang, "all_quiet", clock=said), periodic[0])
     last = latest_ask(request)
     if last is not None:
         ask = ask_in(last.text, own_voice_only=True) or last.text

@@ -112,8 +112,14 @@ def is_known_routine(summary: Summary, text: str) -> bool:
     return any(" ".join(text.split()).startswith(gist) for gist in summary.routine)
 
 
+ENGLISH_CHARS_PER_JAPANESE_CHAR = 2  # an English word carries about what two kanji do
+
+
 def shorten_item(text: str, max_chars: int) -> str:
+    """One item, cut with "…" past ``max_chars`` (counted double for English, which is wordier)."""
     text = " ".join(text.split())
+    if language(text) == "en":
+        max_chars *= ENGLISH_CHARS_PER_JAPANESE_CHAR
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
