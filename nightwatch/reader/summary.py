@@ -202,7 +202,8 @@ def asking_text(messages: Sequence[Mapping[str, str]]) -> str | None:
 
 
 def _without_summary_blocks(text: str) -> str:
-    return SUMMARY_BLOCK.sub("", text)
+    """The text without carried summaries (a heading with nothing under it is the ask itself)."""
+    return SUMMARY_BLOCK.sub(lambda m: m.group(0) if not m["body"].strip() else "", text)
 
 
 def _split_previous(text: str) -> tuple[str, str]:
