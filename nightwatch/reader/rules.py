@@ -16,8 +16,9 @@ from nightwatch.reader import material, recall
 from nightwatch.reader.grounding import Reply, source
 from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.reader.summary import Summary, shorten_item, summarize_request
-from nightwatch.reader.text import coverage, features, find_clock, language, outside_quotes, quoted, sentences
+from nightwatch.reader.summary import Summary, shorten_item
+from nightwatch.reader.summary_request import summarize_request
+from nightwatch.reader.text import features, find_clock, language, outside_quotes, quoted, sentences
 
 REPORT_ASK = re.compile(r"報告|report", re.IGNORECASE)
 DUTY_QUESTION = re.compile(r"務め|役目|仕事|任務|\bdut(y|ies)\b|\bjob\b|\borders\b", re.IGNORECASE)
@@ -142,7 +143,7 @@ def duties(request: Request) -> Reply | None:
 
 
 def remember(request: Request) -> Reply | None:
-    """Asked to remember: answer from the best-matching fact; a partial match only hesitates."""
+    """Asked to remember (or any other question): answer from the best-matching fact; a partial match only hesitates."""
     if not (RECALL_QUESTION.search(request.question) or material.is_question(request.question)):
         return None
     topic = recall.topic_of(request.question)
