@@ -77,6 +77,15 @@ def test_grounding_of_a_report_lists_the_summary_and_the_window():
     assert "西の鎧戸" in reply.content and "野良猫" in reply.content
 
 
+def test_an_event_told_by_the_watchman_himself_is_reported():
+    told = [{"role": "user", "content": "（柱時計が鳴る）二時です。"},
+            {"role": "assistant", "content": "二時、見回りの途中で東の窓ガラスのひびを見つけ、板を当てておきました。"},
+            {"role": "user", "content": "六時です。夜のあいだのことを報告してください。"}]
+    reply = read([MISSION_MESSAGE, *told])
+    assert "東の窓ガラスのひび" in reply.content
+    assert (2, "conversation") in [(s.index, s.tier) for s in reply.grounding]
+
+
 def test_rules_can_be_printed_in_order():
     text = rules_text()
     assert len(text.splitlines()) == len(RULES)

@@ -10,7 +10,10 @@ Every line of material gets one kind, read from its form alone:
 * ``reply``    the assistant's own words
 * ``statement`` anything else said by the user
 
-An *event* is a statement (or a summary's event item) that is not routine. A statement is routine
+An *event* is a statement (or a summary's event item) that is not routine, or a sentence of the
+assistant's own that tells something the rest of the request does not (a live watchman reporting
+what he found): at least three content words, half of them said nowhere else. The stand-in's own
+replies never qualify, since every word they hold comes from the request. A statement is routine
 when the night had already told it: the notes cover most of its words, or another line says nearly
 the same. What recurs or was announced is routine; what happens once, unannounced, is an event.
 """
@@ -103,6 +106,18 @@ def is_routine(text: str, notes: list[str], others: list[str]) -> bool:
     return any(similarity(text, other) >= NEAR_DUPLICATE for other in others)
 
 
+def told_by_the_assistant(line: Line, lines: list[Line]) -> list[Line]:
+    """Sentences of an assistant line that tell something new (see the module docstring)."""
+    elsewhere = "".join(other.text for other in lines if other is not line).lower()
+    told = []
+    for sentence in sentences(line.text):
+        words = content_words(STAGE_DIRECTION.sub("", sentence))
+        novel = [w for w in words if w.lower() not in elsewhere]
+        if len(words) >= 3 and 2 * len(novel) >= len(words):
+            told.append(Line(line.index, line.role, line.kind, sentence))
+    return told
+
+
 def events(lines: list[Line]) -> list[Line]:
     """The lines that are events, in the order the request carries them (duplicates once)."""
     notes = [body(line.text) for line in lines if line.kind == "note"]
@@ -110,16 +125,17 @@ def events(lines: list[Line]) -> list[Line]:
     found: list[Line] = []
     for line in lines:
         if line.kind == "summary":
-            candidate = line
+            candidates = [line]
         elif line.kind == "statement":
             others = [s.text for s in statements if s is not line]
-            if is_routine(line.text, notes, others):
-                continue
-            candidate = line
+            candidates = [] if is_routine(line.text, notes, others) else [line]
+        elif line.kind == "reply":
+            candidates = told_by_the_assistant(line, lines)
         else:
-            continue
-        if all(similarity(candidate.text, kept.text) < NEAR_DUPLICATE for kept in found):
-            found.append(candidate)
+            candidates = []
+        for candidate in candidates:
+            if all(similarity(candidate.text, kept.text) < NEAR_DUPLICATE for kept in found):
+                found.append(candidate)
     return found
 
 
