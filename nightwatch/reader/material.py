@@ -6,7 +6,7 @@ Every line of material gets one kind, read from its form alone:
 * ``chime``    a bare clock call ("三時です。", "It is three o'clock."): routine
 * ``question`` it asks something (…か。, ？, ?)
 * ``ask``      it asks the listener to do something, in the speaker's own voice (…ください, please …)
-* ``summary``  an item of a summary the request carries
+* ``summary``  an item of a summary the request carries (``routine``: the opening of a line that recurred)
 * ``reply``    the assistant's own words
 * ``statement`` anything else said by the user
 
@@ -38,7 +38,7 @@ ASK = re.compile(
 ROUTINE_COVERAGE = 0.5
 NEAR_DUPLICATE = 0.6
 
-LineKind = Literal["note", "chime", "question", "ask", "summary", "reply", "statement"]
+LineKind = Literal["note", "chime", "question", "ask", "summary", "routine", "reply", "statement"]
 
 
 @dataclass(frozen=True)
@@ -99,16 +99,18 @@ def body(text: str) -> str:
     return labelled[1] if labelled else text
 
 
-def is_routine(text: str, notes: list[str], others: list[str]) -> bool:
-    """Announced in the notes, or said (nearly) the same elsewhere: not an event."""
+def is_routine(text: str, notes: list[str], others: list[str], recurring: list[str] = ()) -> bool:
+    """Announced in the notes, said (nearly) the same elsewhere, or known to recur: not an event."""
     if notes and coverage(text, " ".join(notes)) >= ROUTINE_COVERAGE:
+        return True
+    if any(" ".join(text.split()).startswith(opening) for opening in recurring):
         return True
     return any(similarity(text, other) >= NEAR_DUPLICATE for other in others)
 
 
-def told_by_the_assistant(line: Line, lines: list[Line]) -> list[Line]:
+def told_by_the_assistant(line: Line, lines: list[Line], known: str = "") -> list[Line]:
     """Sentences of an assistant line that tell something new (see the module docstring)."""
-    elsewhere = "".join(other.text for other in lines if other is not line).lower()
+    elsewhere = (known + "".join(other.text for other in lines if other is not line)).lower()
     told = []
     for sentence in sentences(line.text):
         words = content_words(STAGE_DIRECTION.sub("", sentence))
@@ -118,24 +120,27 @@ def told_by_the_assistant(line: Line, lines: list[Line]) -> list[Line]:
     return told
 
 
-def events(lines: list[Line]) -> list[Line]:
-    """The lines that are events, in the order the request carries them (duplicates once)."""
+def events(lines: list[Line], known: str = "") -> list[Line]:
+    """The lines that are events, in the order the request carries them.
+
+    ``known`` is text the request states outside the material (its instructions). A line that
+    appears twice (in the summary and again in the window, say) recurs, so it is routine."""
     notes = [body(line.text) for line in lines if line.kind == "note"]
-    statements = [line for line in lines if line.kind == "statement"]
+    recurring = [line.text for line in lines if line.kind == "routine"]
+    said = [line for line in lines if line.kind in ("summary", "statement")]
     found: list[Line] = []
     for line in lines:
-        if line.kind == "summary":
-            candidates = [line]
-        elif line.kind == "statement":
-            others = [s.text for s in statements if s is not line]
-            candidates = [] if is_routine(line.text, notes, others) else [line]
+        if line in said:
+            others = [other.text for other in said if other is not line]
+            if line.kind == "statement" and is_routine(line.text, notes, [], recurring):
+                continue
+            if any(similarity(line.text, other) >= NEAR_DUPLICATE for other in others):
+                continue
+            found.append(line)
         elif line.kind == "reply":
-            candidates = told_by_the_assistant(line, lines)
-        else:
-            candidates = []
-        for candidate in candidates:
-            if all(similarity(candidate.text, kept.text) < NEAR_DUPLICATE for kept in found):
-                found.append(candidate)
+            for told in told_by_the_assistant(line, lines, known):
+                if all(similarity(told.text, kept.text) < NEAR_DUPLICATE for kept in found):
+                    found.append(told)
     return found
 
 
@@ -143,7 +148,7 @@ def facts(lines: list[Line]) -> list[Line]:
     """Sentences a question can be answered from: notes, statements, summary items, replies."""
     out = []
     for line in lines:
-        if line.kind in ("question", "chime"):
+        if line.kind in ("question", "chime", "routine"):
             continue
         for sentence in sentences(body(line.text)):
             if not is_question(sentence):

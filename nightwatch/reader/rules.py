@@ -62,6 +62,7 @@ def material_lines(messages: Sequence[Mapping[str, str]]) -> list[material.Line]
             carried = Summary.parse(body)
             lines += [material.Line(index, role, "note", note) for note in carried.notes]
             lines += [material.Line(index, role, "summary", event) for event in carried.events]
+            lines += [material.Line(index, role, "routine", opening) for opening in carried.routine]
         elif role == "assistant":
             lines.append(material.Line(index, role, "reply", text))
         else:
@@ -104,7 +105,8 @@ def report(request: Request) -> Reply | None:
         return None
     clock = find_clock(request.question)
     clock_words = clock.words if clock else ""
-    found = material.events(request.lines)
+    instructions = "".join(m.get("content", "") for m in request.messages if is_instruction_message(m))
+    found = material.events(request.lines, known=instructions)
     sources = tuple(source(request.messages, line.index, line.text) for line in found)
     if found:
         items = "".join(

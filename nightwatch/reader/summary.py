@@ -84,11 +84,6 @@ class Summary:
 GIST_CHARS = 12
 
 
-def is_known_routine(summary: Summary, text: str) -> bool:
-    """A line that already recurred earlier in the night (its opening is on the routine line)."""
-    return any(" ".join(text.split()).startswith(gist) for gist in summary.routine)
-
-
 ENGLISH_CHARS_PER_JAPANESE_CHAR = 2  # an English word carries about what two kanji do
 
 
@@ -100,7 +95,7 @@ def shorten_item(text: str, max_chars: int) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
-def fold(previous: str, lines: list[material.Line], max_items: int = 4, max_chars: int = 60) -> str:
+def fold(previous: str, lines: list[material.Line], max_items: int | None = None, max_chars: int = 60) -> str:
     """Fold transcript ``lines`` into the ``previous`` summary (see the module docstring)."""
     lang = language(previous + "".join(line.text for line in lines)) if (previous or lines) else "ja"
     summary = Summary.parse(previous, lang) if previous.strip() else Summary(lang)
@@ -120,9 +115,7 @@ def fold(previous: str, lines: list[material.Line], max_items: int = 4, max_char
             summary.calls += 1
         elif line.kind in ("statement", "summary"):
             others = [s for s in statements if s != line.text]
-            if line.kind == "statement" and (
-                is_known_routine(summary, line.text) or material.is_routine(line.text, summary.notes, others)
-            ):
+            if line.kind == "statement" and material.is_routine(line.text, summary.notes, others, summary.routine):
                 summary.others += 1
                 continue
             _add_event(summary, shorten_item(line.text, max_chars), max_items)
@@ -137,7 +130,7 @@ def fold(previous: str, lines: list[material.Line], max_items: int = 4, max_char
     return summary.render()
 
 
-def _add_event(summary: Summary, item: str, max_items: int) -> None:
+def _add_event(summary: Summary, item: str, max_items: int | None) -> None:
     """Add an event; one that repeats an earlier event makes both routine (kept as a short gist)."""
     repeated = [kept for kept in summary.events if similarity(item, kept) >= material.NEAR_DUPLICATE]
     if repeated:
@@ -146,7 +139,7 @@ def _add_event(summary: Summary, item: str, max_items: int) -> None:
         summary.others += 1 + len(repeated)
         return
     summary.events.append(item)
-    if len(summary.events) > max_items:
+    if max_items is not None and len(summary.events) > max_items:
         summary.events.pop(0)
         summary.others += 1
 
