@@ -25,6 +25,11 @@ def test_clock_times_in_kanji_arabic_and_english():
     assert find_clock("二時間ほど待ちました") is None  # a duration, not a time
 
 
+def test_an_hour_in_arabic_numerals_is_an_hourly_call_too():
+    assert read([MISSION_MESSAGE, {"role": "user", "content": "1時です。"}]).content.startswith("1時、異常なし。")
+    assert read([{"role": "user", "content": "1時です。"}]).content == "承知いたしました。"
+
+
 def test_sentences_keep_quoted_speech_whole_and_language_is_read_from_the_text():
     assert sentences("扉を叩く音。「開けて。早く」と言う。") == ["扉を叩く音。", "「開けて。早く」と言う。"]
     assert (language("三時です"), language("It is three o'clock.")) == ("ja", "en")
