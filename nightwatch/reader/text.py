@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 CONTENT_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fffー々]+|[A-Za-z0-9']+")
@@ -42,6 +43,11 @@ def language(text: str) -> str:
 
 def sentences(text: str) -> list[str]:
     """Sentences and lines, stripped; quotes「…」stay inside the sentence that holds them."""
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=65536)
+def _sentences(text: str) -> tuple[str, ...]:
     parts: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(text):
@@ -53,7 +59,7 @@ def sentences(text: str) -> list[str]:
             parts.append(text[start : i + 1])
             start = i + 1
     parts.append(text[start:])
-    return [p.strip(" \n\t／") for p in parts if p.strip(" \n\t／。.")]
+    return tuple(p.strip(" \n\t／") for p in parts if p.strip(" \n\t／。."))
 
 
 def _stem(word: str) -> str:
@@ -64,6 +70,7 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)
 def features(text: str) -> frozenset[str]:
     """What two texts are compared by: kanji/katakana and their pairs for Japanese, words for English."""
     if language(text) == "ja":
@@ -110,6 +117,7 @@ def _kanji_number(text: str) -> int:
     return KANJI_DIGITS.get(text, 0)
 
 
+@lru_cache(maxsize=65536)
 def find_clock(text: str) -> Clock | None:
     """The first clock time named in ``text``, if any."""
     ja = CLOCK_JA.search(text)
