@@ -201,6 +201,9 @@ def bind_loopback(port: int) -> socket.socket:
     if type(port) is not int or not 0 <= port <= 65535:
         raise ServerStartError(f"ポート番号は 0〜65535 の整数にしてください（指定: {port}）。")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # uvicorn writes a response's head and body separately; without this, Nagle's algorithm holds the
+    # body back until the client's delayed ACK (about 40 ms) on every kept-alive request.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((LOOPBACK, port))
     except OSError as exc:
