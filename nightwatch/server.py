@@ -73,24 +73,20 @@ def create_app(standin: StandInModel, max_body_bytes: int = MAX_BODY_BYTES,
         if content_type != "application/json" and not content_type.endswith("+json"):
             return error_response(415, f"Unsupported Content-Type {content_type!r}: send the body as "
                                   "application/json.", headers=CLOSE)
-        declared = request.headers.get("content-length")
-        if declared is not None and int(declared) > max_body_bytes:
-            await _drain(request, int(declared), read_timeout)
+        declared = int(request.headers.get("content-length") or 0)  # h11 has checked it is a number
+        if declared > DRAIN_LIMIT_BYTES:
             return _too_large(max_body_bytes)
-        body = bytearray()
         try:
             with anyio.fail_after(read_timeout):
-                async for chunk in request.stream():
-                    body += chunk
-                    if len(body) > max_body_bytes:  # a chunked body has no length to check up front
-                        await _drain(request, 0, read_timeout)
-                        return _too_large(max_body_bytes)
+                body = await _read_body(request, max_body_bytes)
         except TimeoutError:
             return error_response(408, f"The request body did not arrive in time (limit: {read_timeout:g} s).",
                                   headers=CLOSE)
         except ClientDisconnect:
             return Response(status_code=400, headers=CLOSE)  # nobody is left to read it
-        return await forward(request, bytes(body))
+        if body is None:
+            return _too_large(max_body_bytes)
+        return await forward(request, body)
 
     async def models(request: Request) -> Response:
         return await forward(request)
@@ -121,24 +117,24 @@ def _too_large(limit: int) -> JSONResponse:
                           headers=CLOSE)
 
 
-async def _drain(request: Request, declared: int, read_timeout: float) -> None:
-    """Read and discard the rest of an oversized body, so the client gets to read the 413.
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The body, or None if it is over ``limit`` (checked as it arrives: a chunked body has no length).
 
-    Closing a socket with unread data in it resets the connection, and most clients then report a
-    reset instead of the answer; so up to ``DRAIN_LIMIT_BYTES`` (and ``read_timeout``) are read and
-    thrown away, never stored.
+    An oversized body is still read to its end (up to ``DRAIN_LIMIT_BYTES``) and thrown away: closing
+    a socket with unread data in it resets the connection, and most clients then report the reset
+    instead of the 413.
     """
-    if declared > DRAIN_LIMIT_BYTES:
-        return
-    received = 0
-    with anyio.move_on_after(read_timeout):
-        try:
-            async for chunk in request.stream():
-                received += len(chunk)
-                if received > DRAIN_LIMIT_BYTES:
-                    return
-        except ClientDisconnect:
-            return
+    body, received, more = bytearray(), 0, True
+    while more and received <= DRAIN_LIMIT_BYTES:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        more = message.get("more_body", False)
+        chunk = message.get("body", b"")
+        received += len(chunk)
+        if received <= limit:
+            body += chunk
+    return bytes(body) if received <= limit else None
 
 
 def protocol_with_timeouts(read_timeout: float) -> type[H11Protocol]:

@@ -241,6 +241,16 @@ def test_an_oversized_body_gets_a_413_the_sdk_can_read(served):
     assert refused.value.status_code == 413 and "larger than" in refused.value.message
 
 
+def test_a_chunked_body_over_the_limit_is_refused_as_it_arrives():
+    small = StandInServer(max_body_bytes=1000, read_timeout=READ_TIMEOUT)
+    chunk = b"258\r\n" + b"x" * 600 + b"\r\n"
+    with small.running():
+        response = raw(small, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                              b"Transfer-Encoding: chunked\r\n\r\n" + chunk * 3 + b"0\r\n\r\n")
+        assert status_and_error(response)[0] == 413
+        assert small.standin.calls == 0  # refused before the model saw anything
+
+
 @pytest.mark.parametrize("partial", [
     b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n",  # headers never finish
     b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{",
