@@ -83,7 +83,10 @@ class RandomSummarizer:
         return concatenating_summarizer(summary, overflow)
 
 
-short_texts = st.text(alphabet="巡回異常なし荷鎧戸楽屋口。、ab", min_size=0, max_size=70)
+short_texts = st.one_of(
+    st.text(alphabet="巡回異常なし荷鎧戸楽屋口。、ab", min_size=0, max_size=30),
+    st.builds(lambda unit, times: unit * times, st.sampled_from(["目録。", "荷", "ab"]), st.integers(10, 80)),
+)
 operations = st.lists(
     st.one_of(st.tuples(st.just("add"), short_texts, short_texts), st.tuples(st.just("build"), short_texts)),
     min_size=1, max_size=30,
@@ -94,7 +97,7 @@ behaviours = st.lists(st.sampled_from(["fold", "grow", "shrink", "raise", "junk"
 @settings(max_examples=150 * PROPERTY_SCALE, deadline=None)
 @given(
     window_size=st.integers(1, 5), threshold=st.integers(1, 200), context_window=st.integers(60, 500),
-    reserve=st.integers(0, 40), cap=st.one_of(st.none(), st.integers(1, 120)),
+    reserve=st.integers(0, 40), cap=st.one_of(st.none(), st.integers(1, 80)),
     script=behaviours, ops=operations,
 )
 def test_under_any_budget_requests_fit_refusals_are_justified_and_nothing_is_lost(
