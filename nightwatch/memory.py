@@ -103,7 +103,7 @@ class ConversationMemory:
         self.compactions: list[Compaction] = []
         self.failures: list[CompactionFailure] = []
         self.exchanges_added = 0
-        self._configure(policy, estimate_tokens, summarize)
+        self._configure(policy, estimate_tokens, summarize)  # policy, estimator, summarizer: checked
 
     def add_exchange(self, user_text: str, watchman_reply: str) -> None:
         """Record a finished round trip; fold the oldest ones away if the window grew too heavy."""
