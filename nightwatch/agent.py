@@ -7,6 +7,11 @@ import openai
 from nightwatch.standin import StandInModel
 
 
+def said(role: str, content: str) -> dict[str, str]:
+    """One chat message."""
+    return {"role": role, "content": content}
+
+
 class BaseAgent:
     """Holds the client and remembers the last request and its usage, for the night's table."""
 

@@ -1,33 +1,37 @@
 """The designs the story replaces.
 
-``NightWatchAgent`` is the spring design: the mission is the first element of one ``history`` list
-and every exchange is appended after it. Nothing is ever removed, so the request grows on every call
-until the model refuses it, and the refusal reaches the caller unhandled.
+``NightWatchAgent`` is the spring design: the duty is simply the first entry of one ``history`` list
+and every question and answer is appended after it. Nothing is ever taken out, so each call sends
+more than the last, until the model refuses, and that refusal reaches the caller unhandled.
 
 ``TrimmedNightWatchAgent`` is act 2's one-line fix, ``history[-keep_last:]``. It keeps the request
-small, and because the mission is the oldest element of that same list, it is the first thing cut.
-No error is raised when that happens.
+small, and because the duty is the oldest entry of that same list, it is the first thing cut.
+Nothing says so when it happens.
 """
 
 from __future__ import annotations
 
 import openai
 
-from nightwatch.agent import BaseAgent
+from nightwatch.agent import BaseAgent, said
 
 
 class NightWatchAgent(BaseAgent):
-    """Vesper (before): mission and conversation in one list, appended forever."""
+    """Vesper (before): the duty and the whole conversation in a single list that only grows."""
 
     def __init__(self, name: str, mission: str, model: str = "gpt-4o", *, client: openai.OpenAI | None = None) -> None:
         super().__init__(name, mission, model, client=client)
-        self.history: list[dict[str, str]] = [{"role": "system", "content": mission}]
+        self.history: list[dict[str, str]] = [said("system", mission)]  # the duty, as entry 0
 
     def run(self, user_input: str) -> str:
-        self.history.append({"role": "user", "content": user_input})
-        answer = self._call_model(self.history)
-        self.history.append({"role": "assistant", "content": answer})
-        return answer
+        """Append the question, send the entire list, append the answer: append is all it knows."""
+        self.history.append(said("user", user_input))
+        return self._answer_and_keep(self.history)
+
+    def _answer_and_keep(self, request: list[dict[str, str]]) -> str:
+        reply = self._call_model(request)
+        self.history.append(said("assistant", reply))
+        return reply
 
 
 class TrimmedNightWatchAgent(NightWatchAgent):
@@ -42,14 +46,12 @@ class TrimmedNightWatchAgent(NightWatchAgent):
         keep_last: int = 12,
         client: openai.OpenAI | None = None,
     ) -> None:
-        if not isinstance(keep_last, int) or keep_last <= 0:
-            raise ValueError("keep_last must be a positive integer")
+        if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last <= 0:
+            raise ValueError(f"keep_last must be a positive int, got {keep_last!r}")
         super().__init__(name, mission, model, client=client)
         self.keep_last = keep_last
 
     def run(self, user_input: str) -> str:
-        self.history.append({"role": "user", "content": user_input})
+        self.history.append(said("user", user_input))
         self.history = self.history[-self.keep_last :]  # the one-line fix: oldest first out
-        answer = self._call_model(self.history)
-        self.history.append({"role": "assistant", "content": answer})
-        return answer
+        return self._answer_and_keep(self.history)

@@ -1,34 +1,28 @@
 """The three-tier memory: 銘 (pinned mission), 束ね (running summary) and 窓 (sliding window).
 
-The mission is a field of its own, outside both the window and the summary, so no amount of
-compaction can reach it: "the oldest thing goes first" cannot cut the root any more.
+The heart of it is ``ConversationMemory``'s first four methods: the mission is a field of its own,
+in neither the window nor the summary, so compaction cannot reach it; ``add_exchange`` slides the
+window by whole round trips; ``build_messages`` lays the tiers out in order. Everything beyond the
+story lives in modules of its own and is only called from here:
 
-Compaction is a transaction. The evicted exchanges are handed to the summarizer first; only when a
-usable new summary has come back does the window shrink. A summarizer that raises, returns something
-that is not a string, returns nothing for a non-empty overflow, or cannot meet the summary cap
-leaves ``window`` and ``summary`` exactly as they were; the failure is logged in ``failures`` and
-compaction is tried again after the next exchange. Every evicted exchange is also kept in
-``archive``, so nothing said during the night is ever gone and a summary can be rebuilt.
-
-Beyond the story, a policy may carry a budget (``context_window``, ``reply_reserve``): then
-``build_messages`` never returns a request that would not fit. It compacts further first, down to
-the newest exchange kept verbatim, and raises ``ContextBudgetExceeded`` (with the size of each tier)
-if even that cannot fit, before any call is made.
-
-One exchange longer than the threshold: it stays verbatim in the window (nothing is lost), no
-compaction can evict it while it is among the newest ``window_size``, and it leaves through the
-summary like any other once newer exchanges push it out. Under a budget it is evicted early if the
-request would not fit; if it is the newest exchange and still does not fit, the error says so.
+* ``compaction``: a fold is a transaction; the summarizer's answer is checked before anything leaves
+  the window, and every evicted exchange is kept whole in ``archive``.
+* ``budget``: with ``context_window`` set, a request is built whenever mission + capped summary +
+  question + reply reserve fit, and refused (memory untouched) only when they cannot.
+* ``saved``: the whole memory as versioned JSON, validated when it is read back.
+* ``strict``: bad configuration and text that could not be saved are refused at the door.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from nightwatch.budget import ContextBudgetExceeded, request_size, tier_sizes
-from nightwatch.redaction import redact
+from nightwatch import budget, compaction
+from nightwatch.compaction import Compaction, CompactionFailure, SummaryRejected
+from nightwatch.strict import StrictModel, saveable_text
 
 TokenEstimator = Callable[[str], int]
 """Counts the tokens of one string (a real tokenizer, or the character-count fake in tests)."""
@@ -37,24 +31,27 @@ Summarizer = Callable[[str, list["Exchange"]], str]
 """(summary so far, exchanges leaving the window) -> new summary.
 
 A summarizer may also offer ``shorten(summary, token_limit, estimate_tokens) -> str`` to compress a
-summary that came out over ``summary_token_limit``; without it, an over-long summary is refused."""
+summary that came out over the cap; without it, the memory clips an over-long summary itself."""
 
 SUMMARY_HEADER = "これまでの夜の束ね:"
 
+__all__ = [
+    "Compaction", "CompactionFailure", "ConversationMemory", "Exchange", "MemoryPolicy",
+    "ReentrantCallError", "SUMMARY_HEADER", "SummaryRejected", "Summarizer", "TokenEstimator",
+]
 
-class Exchange(BaseModel):
-    """One round trip: a question and the watchman's reply. The window slides by whole pairs."""
-
-    model_config = ConfigDict(frozen=True, strict=True)
-
-    user_text: str
-    watchman_reply: str
+SaveableStr = Annotated[str, AfterValidator(lambda text: saveable_text(text, "text"))]
 
 
-class MemoryPolicy(BaseModel):
-    """How many exchanges stay verbatim, when compaction runs, and (optionally) the budget."""
+class Exchange(StrictModel, frozen=True):
+    """One round trip, question and reply together: the window never splits a pair."""
 
-    model_config = ConfigDict(frozen=True)
+    user_text: SaveableStr
+    watchman_reply: SaveableStr
+
+
+class MemoryPolicy(StrictModel, frozen=True):
+    """Window width in exchanges, the compaction trigger in tokens, and optionally a budget."""
 
     window_size: int = Field(gt=0, description="exchanges kept verbatim after a compaction")
     token_threshold: int = Field(gt=0, description="window tokens above which compaction runs")
@@ -75,205 +72,159 @@ class MemoryPolicy(BaseModel):
         return self
 
 
-class Compaction(BaseModel):
-    """A record of one compaction, kept so notebooks can mark and plot it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    after_exchange: int = Field(description="1-based number of the exchange that triggered it")
-    evicted: int = Field(description="exchanges that left the window into the summary")
-    kept: int = Field(description="exchanges left in the window")
-    window_tokens_before: int
-    summary_tokens_before: int
-    summary_tokens_after: int
+class ReentrantCallError(RuntimeError):
+    """The memory was called from inside its own summarizer; the call is refused, nothing changes."""
 
 
-class CompactionFailure(BaseModel):
-    """A compaction that did not happen because the summarizer failed; memory was left as it was."""
-
-    model_config = ConfigDict(frozen=True)
-
-    after_exchange: int
-    error: str
+def said(role: str, content: str) -> dict[str, str]:
+    return {"role": role, "content": content}
 
 
-class MemoryState(BaseModel):
-    """Everything a memory holds, as data: what a night interrupted at 03:00 resumes from."""
-
-    mission: str
-    policy: MemoryPolicy
-    summary: str = ""
-    window: list[Exchange] = []
-    archive: list[Exchange] = []
-    compactions: list[Compaction] = []
-    failures: list[CompactionFailure] = []
-    exchanges_added: int = 0
-
-
-class SummaryRejected(ValueError):
-    """The summarizer's answer cannot become the summary (not a string, empty, or over the cap)."""
+def compose_request(mission: str, summary: str, window: Sequence[Exchange], question: str) -> list[dict[str, str]]:
+    """The request, tier by tier: 銘, then 束ね if there is one, then 窓 pair by pair, then the question."""
+    request = [said("system", mission)]
+    if summary:
+        request.append(said("system", f"{SUMMARY_HEADER}\n{summary}"))
+    for pair in window:
+        request += [said("user", pair.user_text), said("assistant", pair.watchman_reply)]
+    return request + [said("user", question)]
 
 
 class ConversationMemory:
-    """Mission, summary and window, assembled into a chat request by ``build_messages``."""
+    """銘・束ね・窓: a pinned mission, a running summary and the newest exchanges, verbatim."""
 
     def __init__(
-        self,
-        mission: str,
-        policy: MemoryPolicy,
-        estimate_tokens: TokenEstimator,
-        summarize: Summarizer,
+        self, mission: str, policy: MemoryPolicy, estimate_tokens: TokenEstimator, summarize: Summarizer
     ) -> None:
-        if not isinstance(mission, str):
-            raise TypeError(f"mission must be a str, got {type(mission).__name__}")
-        if not mission.strip():
+        self.mission = saveable_text(mission, "mission")  # 銘: never in the window, never summarized
+        self.summary = ""  # 束ね: what has left the window, folded
+        self.window: list[Exchange] = []  # 窓: the newest round trips, word for word
+        self.archive: list[Exchange] = []  # every exchange that left the window, whole
+        self.compactions: list[Compaction] = []
+        self.failures: list[CompactionFailure] = []
+        self.exchanges_added = 0
+        self._configure(policy, estimate_tokens, summarize)  # policy, estimator, summarizer: checked
+
+    def add_exchange(self, user_text: str, watchman_reply: str) -> None:
+        """Record a finished round trip; fold the oldest ones away if the window grew too heavy."""
+        self._refuse_reentry("add_exchange")
+        pair = Exchange(
+            user_text=saveable_text(user_text, "user_text"),
+            watchman_reply=saveable_text(watchman_reply, "watchman_reply"),
+        )
+        self.window.append(pair)
+        self.exchanges_added += 1
+        self._compact_if_needed()
+
+    def _compact_if_needed(self) -> None:
+        # A slice rather than deque(maxlen=...): what falls out is exactly what the summary needs.
+        surplus = len(self.window) - self.policy.window_size
+        if self.window_tokens() > self.policy.token_threshold and surplus > 0:
+            try:
+                folded = self.fold_on_the_side(self.summary, self.window[:surplus], must_succeed=False)
+            except compaction.FoldAbandoned as gave_up:  # the window keeps everything; retried later
+                self.failures.append(CompactionFailure(after_exchange=self.exchanges_added, error=str(gave_up)))
+                return
+            self.commit_fold(surplus, folded.summary, [folded.problem], reason="threshold")
+
+    def build_messages(self, user_input: str) -> list[dict[str, str]]:
+        """The request for ``user_input``: mission first and the question last, where a long context
+        is read best. Under a budget, room is made first (or ContextBudgetExceeded, nothing changed)."""
+        self._refuse_reentry("build_messages")
+        question = saveable_text(user_input, "user_input")
+        if self.policy.context_window is not None:
+            budget.make_room(self, question)
+        return self.compose(self.summary, self.window, question)
+
+    # --- beyond the story: configuration, folds as transactions, saving ------------------------
+
+    def _configure(self, policy: MemoryPolicy, estimate_tokens: TokenEstimator, summarize: Summarizer) -> None:
+        if not self.mission.strip():
             raise ValueError("mission must not be empty: the watchman needs a duty to pin")
         if not isinstance(policy, MemoryPolicy):
             raise TypeError(f"policy must be a MemoryPolicy, got {type(policy).__name__}")
         if not callable(estimate_tokens) or not callable(summarize):
             raise TypeError("estimate_tokens and summarize must be callables")
-        self.mission = mission
         self.policy = policy
         self.estimate_tokens = estimate_tokens
         self.summarize = summarize
-        self.summary: str = ""
-        self.window: list[Exchange] = []
-        self.archive: list[Exchange] = []
-        self.compactions: list[Compaction] = []
-        self.failures: list[CompactionFailure] = []
-        self.exchanges_added = 0
-        if policy.context_window is not None:
-            floor = request_size(self._assemble(""), estimate_tokens) + policy.reply_reserve
-            if floor > policy.context_window:
-                raise ValueError(
-                    f"the mission alone (with the reply reserve of {policy.reply_reserve}) needs {floor} "
-                    f"tokens, {floor - policy.context_window} more than the context window of "
-                    f"{policy.context_window}"
-                )
+        self._summarizing = False
+        floor = budget.request_size(self.compose("", [], ""), estimate_tokens)
+        if policy.context_window is not None and floor + policy.reply_reserve > policy.context_window:
+            need = floor + policy.reply_reserve
+            raise ValueError(
+                f"the mission alone (with the reply reserve of {policy.reply_reserve}) needs {need} "
+                f"tokens, {need - policy.context_window} more than the context window of "
+                f"{policy.context_window}"
+            )
+        self.summary_cap = budget.summary_cap(policy, floor)
+
+    def compose(self, summary: str, window: Sequence[Exchange], question: str) -> list[dict[str, str]]:
+        return compose_request(self.mission, summary, window, question)
 
     def window_tokens(self) -> int:
-        """Tokens of the verbatim window, measured with the injected estimator."""
-        return sum(
-            self.estimate_tokens(exchange.user_text) + self.estimate_tokens(exchange.watchman_reply)
-            for exchange in self.window
+        """Tokens of the verbatim window (text only), measured with the injected estimator."""
+        count = self.estimate_tokens
+        return sum(count(pair.user_text) + count(pair.watchman_reply) for pair in self.window)
+
+    def _refuse_reentry(self, method: str) -> None:
+        if self._summarizing:
+            raise ReentrantCallError(
+                f"{method} was called while the memory's summarizer is running; a summarizer must "
+                "not change the memory it summarizes (the call was refused and nothing was recorded)"
+            )
+
+    def _ask(self, ask: Callable[..., object]) -> Callable[..., object]:
+        def guarded(*args: object) -> object:
+            self._summarizing = True
+            try:
+                return ask(*args)
+            finally:
+                self._summarizing = False
+
+        return guarded
+
+    def fold_on_the_side(
+        self, previous: str, overflow: Sequence[Exchange], *, must_succeed: bool = True
+    ) -> compaction.Fold:
+        """A candidate summary with ``overflow`` folded in; the memory itself is not changed."""
+        shorten = getattr(self.summarize, "shorten", None)
+        return compaction.fold(
+            previous, overflow, self._ask(self.summarize), self._ask(shorten) if shorten else None,
+            self.summary_cap, self.estimate_tokens, must_succeed=must_succeed,
         )
 
-    def add_exchange(self, user_text: str, watchman_reply: str) -> None:
-        """Append this round trip to the window, then compact if the window is over the threshold."""
-        if not isinstance(user_text, str) or not isinstance(watchman_reply, str):
-            raise TypeError("user_text and watchman_reply must both be str")
-        self.window.append(Exchange(user_text=user_text, watchman_reply=watchman_reply))
-        self.exchanges_added += 1
-        if self.window_tokens() > self.policy.token_threshold:
-            self._compact(keep=self.policy.window_size)
-
-    def _compact(self, keep: int) -> bool:
-        """Fold all but the newest ``keep`` exchanges into the summary; False if nothing changed."""
-        # Not deque(maxlen=keep): a deque drops what falls out and never hands it back, and the
-        # overflow is exactly what the summary is made from.
-        overflow, kept = self.window[:-keep], self.window[-keep:]
-        if not overflow:
-            # Over the threshold with no more than ``keep`` exchanges (one very long exchange):
-            # there is nothing to evict, so nothing is summarized.
-            return False
-        window_tokens = self.window_tokens()
-        try:
-            new_summary = self._new_summary(self.summary, overflow)
-        except Exception as exc:  # any summarizer failure: keep everything, log it, retry later
-            self.failures.append(
-                CompactionFailure(after_exchange=self.exchanges_added, error=redact(f"{type(exc).__name__}: {exc}"))
-            )
-            return False
-        # Only now, with a usable summary in hand, does anything leave the window.
-        self.compactions.append(
-            Compaction(
-                after_exchange=self.exchanges_added,
-                evicted=len(overflow),
-                kept=len(kept),
-                window_tokens_before=window_tokens,
-                summary_tokens_before=self.estimate_tokens(self.summary),
-                summary_tokens_after=self.estimate_tokens(new_summary),
-            )
-        )
-        self.archive.extend(overflow)
-        self.summary = new_summary
-        self.window = kept
-        return True
-
-    def _new_summary(self, previous: str, overflow: list[Exchange]) -> str:
-        """Ask the summarizer, and accept only a non-empty string within the cap."""
-        new_summary = self.summarize(previous, list(overflow))
-        if not isinstance(new_summary, str):
-            raise SummaryRejected(f"the summarizer returned {type(new_summary).__name__}, not str")
-        if not new_summary.strip():
-            raise SummaryRejected(f"the summarizer returned an empty summary for {len(overflow)} exchanges")
-        limit = self.policy.summary_token_limit
-        if limit is not None and self.estimate_tokens(new_summary) > limit:
-            shorten = getattr(self.summarize, "shorten", None)
-            if shorten is not None:
-                new_summary = shorten(new_summary, limit, self.estimate_tokens)
-            if not isinstance(new_summary, str) or not new_summary.strip():
-                raise SummaryRejected(f"the summarizer could not shorten the summary to {limit} tokens")
-            if self.estimate_tokens(new_summary) > limit:
-                raise SummaryRejected(
-                    f"the summary is {self.estimate_tokens(new_summary)} tokens, over the cap of {limit}"
-                )
-        return new_summary
-
-    def build_messages(self, user_input: str) -> list[dict[str, str]]:
-        """Mission -> summary (omitted while empty) -> window pairs -> the current question.
-
-        The mission sits first and the question last: the two seats a long context reads best.
-        Under a budget, compact further until the request fits, or raise ``ContextBudgetExceeded``."""
-        if not isinstance(user_input, str):
-            raise TypeError(f"user_input must be a str, got {type(user_input).__name__}")
-        messages = self._assemble(user_input)
-        window_limit = self.policy.context_window
-        if window_limit is None:
-            return messages
-        room = window_limit - self.policy.reply_reserve
-        while request_size(messages, self.estimate_tokens) > room and len(self.window) > 1:
-            if not self._compact(keep=len(self.window) - 1):
-                break
-            messages = self._assemble(user_input)
-        if request_size(messages, self.estimate_tokens) > room:
-            tiers = tier_sizes(messages, bool(self.summary), self.estimate_tokens)
-            raise ContextBudgetExceeded(tiers, self.policy.reply_reserve, window_limit)
-        return messages
-
-    def _assemble(self, user_input: str) -> list[dict[str, str]]:
-        messages: list[dict[str, str]] = [{"role": "system", "content": self.mission}]
-        if self.summary:
-            messages.append({"role": "system", "content": f"{SUMMARY_HEADER}\n{self.summary}"})
-        for exchange in self.window:
-            messages.append({"role": "user", "content": exchange.user_text})
-            messages.append({"role": "assistant", "content": exchange.watchman_reply})
-        messages.append({"role": "user", "content": user_input})
-        return messages
+    def commit_fold(self, evicted: int, summary: str, problems: list[str | None], reason: str) -> None:
+        """Move the ``evicted`` oldest exchanges to the archive and install the new summary."""
+        self.compactions.append(Compaction(
+            after_exchange=self.exchanges_added, evicted=evicted, kept=len(self.window) - evicted,
+            window_tokens_before=self.window_tokens(), reason=reason,
+            summary_tokens_before=self.estimate_tokens(self.summary),
+            summary_tokens_after=self.estimate_tokens(summary),
+        ))
+        self.failures += [
+            CompactionFailure(after_exchange=self.exchanges_added, error=problem, fallback=True)
+            for problem in problems if problem is not None
+        ]
+        self.archive += self.window[:evicted]
+        self.window = self.window[evicted:]
+        self.summary = summary
 
     def rebuild_summary(self) -> str:
         """Fold the whole archive again from nothing, e.g. after changing the summarizer."""
-        return self._new_summary("", self.archive) if self.archive else ""
-
-    def to_state(self) -> MemoryState:
-        return MemoryState(
-            mission=self.mission, policy=self.policy, summary=self.summary, window=list(self.window),
-            archive=list(self.archive), compactions=list(self.compactions),
-            failures=list(self.failures), exchanges_added=self.exchanges_added,
-        )
+        if not self.archive:
+            return ""
+        return compaction.checked_answer(self._ask(self.summarize)("", list(self.archive)), len(self.archive))
 
     def to_json(self) -> str:
-        """The whole memory as JSON; the estimator and summarizer are code, supplied again on load."""
-        return self.to_state().model_dump_json()
+        """The whole memory as versioned JSON; the estimator and summarizer are code, given on load."""
+        from nightwatch import saved  # saved imports this module's models
+
+        return saved.dump(self)
 
     @classmethod
     def from_json(cls, text: str, estimate_tokens: TokenEstimator, summarize: Summarizer) -> ConversationMemory:
-        state = MemoryState.model_validate_json(text)
-        memory = cls(state.mission, state.policy, estimate_tokens, summarize)
-        memory.summary = state.summary
-        memory.window = list(state.window)
-        memory.archive = list(state.archive)
-        memory.compactions = list(state.compactions)
-        memory.failures = list(state.failures)
-        memory.exchanges_added = state.exchanges_added
-        return memory
+        """Rebuild a memory from ``to_json``'s output, refusing inconsistent or unknown-version state."""
+        from nightwatch import saved
+
+        return saved.load(cls, text, estimate_tokens, summarize)

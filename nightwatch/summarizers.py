@@ -4,15 +4,22 @@
   summary. Deterministic, loses nothing, and therefore grows without bound: the ceiling returns.
 * ``ThreeLineSummarizer`` keeps the three-line contract deterministically (see ``folding``).
 * ``LLMSummarizer`` asks a model, through the ``openai`` client, to do the same in at most three
-  lines with ``max_tokens``; offline, the stand-in model answers it.
+  lines with ``max_tokens``; offline, the stand-in model answers it. Its own requests are budgeted
+  against the model's context, like the watchman's.
 """
 
 from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
 
 import openai
 
 from nightwatch.folding import fold, shorten
 from nightwatch.memory import Exchange
+from nightwatch.shortening import clip_to_tokens
+from nightwatch.tokens import chat_request_tokens, count_text_tokens
 
 
 def concatenating_summarizer(summary: str, overflow: list[Exchange]) -> str:
@@ -79,31 +86,125 @@ def summary_request(summary: str, overflow: list[Exchange]) -> list[dict[str, st
 
 
 class SummaryTruncatedError(RuntimeError):
-    """The model stopped at max_tokens: a cut summary is refused rather than stored."""
+    """The model stopped at max_tokens before finishing even one line: nothing usable came back."""
+
+
+GPT_4O_CONTEXT_WINDOW = 128_000
+CONTEXT_LIMIT_IN_ERROR = re.compile(r"maximum context length is (\d+) tokens")
+CLIPPED_MARK = "（長いため一部を省略）"
+
+log = logging.getLogger(__name__)
+
+
+def positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return value
 
 
 class LLMSummarizer:
-    """Folds the overflow with a model call; a cut-off or empty answer raises, losing nothing."""
+    """Folds the overflow with a model call, keeping every request within the model's context.
 
-    def __init__(self, client: openai.OpenAI, model: str = "gpt-4o", max_tokens: int = 200) -> None:
-        if max_tokens <= 0:
-            raise ValueError("max_tokens must be > 0")
+    * Budgeted: the request (instruction, previous summary, evicted pairs) plus ``max_tokens`` must
+      fit ``context_window``. A large overflow is folded in consecutive batches that each fit; a
+      single exchange too long for any request is sent clipped (it stays whole in the archive). If
+      the endpoint still refuses with ``context_length_exceeded``, the limit it names is adopted.
+    * A reply cut at ``max_tokens`` keeps the lines the model finished and drops the cut one, so a
+      long summary shrinks on the next fold instead of failing on every later one. Only a reply
+      with no finished line raises ``SummaryTruncatedError``; an empty one raises too.
+    """
+
+    def __init__(
+        self,
+        client: openai.OpenAI,
+        model: str = "gpt-4o",
+        max_tokens: int = 200,
+        *,
+        context_window: int = GPT_4O_CONTEXT_WINDOW,
+        estimate_tokens: Callable[[str], int] = count_text_tokens,
+    ) -> None:
+        self.max_tokens = positive_int(max_tokens, "max_tokens")
+        self.context_window = positive_int(context_window, "context_window")
+        if self.max_tokens >= self.context_window:
+            raise ValueError(f"max_tokens ({max_tokens}) leaves no room in context_window ({context_window})")
         self.client = client
         self.model = model
-        self.max_tokens = max_tokens
+        self.estimate_tokens = estimate_tokens
+        self.calls = 0
+        self.cut_replies = 0
 
     def __call__(self, summary: str, overflow: list[Exchange]) -> str:
-        response = self.client.chat.completions.create(
-            model=self.model,
-            messages=summary_request(summary, overflow),
-            max_tokens=self.max_tokens,
-        )
-        choice = response.choices[0]
-        if choice.finish_reason == "length":
-            raise SummaryTruncatedError(
-                f"the summary was cut at max_tokens={self.max_tokens}; memory left unchanged"
+        pending = list(overflow)
+        while pending:
+            batch, pending = self._next_batch(summary, pending)
+            summary = self._ask(summary, batch)
+        return summary
+
+    def _room(self) -> int:
+        return self.context_window - self.max_tokens
+
+    def _size(self, summary: str, batch: list[Exchange]) -> int:
+        return chat_request_tokens(summary_request(summary, batch), self.estimate_tokens)
+
+    def _next_batch(self, summary: str, pending: list[Exchange]) -> tuple[list[Exchange], list[Exchange]]:
+        """The longest run of ``pending`` that fits one request with ``summary``, at least one pair."""
+        taken = 0
+        while taken < len(pending) and self._size(summary, pending[: taken + 1]) <= self._room():
+            taken += 1
+        if taken:
+            return pending[:taken], pending[taken:]
+        return [self._clipped(summary, pending[0])], pending[1:]
+
+    def _clipped(self, summary: str, exchange: Exchange) -> Exchange:
+        """``exchange`` shortened until it fits one request with ``summary``."""
+        limit = max(1, (self._room() - self._size(summary, [])) // 2)
+        while limit > 1:
+            pair = Exchange(
+                user_text=self._clip(exchange.user_text, limit),
+                watchman_reply=self._clip(exchange.watchman_reply, limit),
             )
+            if self._size(summary, [pair]) <= self._room():
+                return pair
+            limit //= 2
+        raise SummaryRequestTooLarge(
+            f"the previous summary alone leaves no room for an exchange in {self.context_window} tokens"
+        )
+
+    def _clip(self, text: str, limit: int) -> str:
+        if self.estimate_tokens(text) <= limit:
+            return text
+        return clip_to_tokens(text, max(1, limit - self.estimate_tokens(CLIPPED_MARK)), self.estimate_tokens) + CLIPPED_MARK
+
+    def _ask(self, summary: str, batch: list[Exchange]) -> str:
+        self.calls += 1
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model, messages=summary_request(summary, batch), max_tokens=self.max_tokens
+            )
+        except openai.BadRequestError as exc:
+            named = CONTEXT_LIMIT_IN_ERROR.search(str(exc))
+            if exc.code != "context_length_exceeded" or not named or int(named[1]) >= self.context_window:
+                raise
+            log.warning("the model's context is %s tokens, not %s: folding in smaller batches",
+                        named[1], self.context_window)
+            self.context_window = positive_int(int(named[1]), "the model's context window")
+            return self(summary, batch)
+        choice = response.choices[0]
         text = (choice.message.content or "").strip()
+        if choice.finish_reason == "length":
+            finished = text.rsplit("\n", 1)[0].strip() if "\n" in text else ""
+            if not finished:
+                raise SummaryTruncatedError(
+                    f"the summary was cut at max_tokens={self.max_tokens} before its first line ended"
+                )
+            self.cut_replies += 1
+            log.warning("summary cut at max_tokens=%d: keeping the %d finished line(s)",
+                        self.max_tokens, finished.count("\n") + 1)
+            return finished
         if not text:
-            raise SummaryTruncatedError("the model returned an empty summary; memory left unchanged")
+            raise SummaryTruncatedError("the model returned an empty summary")
         return text
+
+
+class SummaryRequestTooLarge(ValueError):
+    """Even one clipped exchange cannot fit the summarizer's own request."""

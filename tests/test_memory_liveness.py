@@ -1,0 +1,191 @@
+"""Under a budget the memory never wedges, and a refused request leaves it exactly as it was.
+
+Each test here is one of the reproductions that once stopped the watchman for the rest of the night.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from nightwatch import after
+from nightwatch.budget import ContextBudgetExceeded
+from nightwatch.memory import ConversationMemory, MemoryPolicy, ReentrantCallError
+from nightwatch.nights import MISSION, busy_night, celebration_eve
+from nightwatch.standin import StandInModel
+from nightwatch.summarizers import LLMSummarizer, ThreeLineSummarizer, concatenating_summarizer
+from nightwatch.tokens import count_message_tokens, count_text_tokens
+
+INVENTORY = "目録: " + "贈り物の荷、木箱ひとつ。" * 110  # one message that fills most of a request
+LATER_QUESTIONS = [turn.text for turn in celebration_eve().turns[:20]]
+
+
+def budgeted(summarizer, **policy) -> ConversationMemory:
+    settings = {"window_size": 4, "token_threshold": 10_000, "context_window": 2048, "reply_reserve": 256}
+    settings.update(policy)
+    return ConversationMemory(MISSION, MemoryPolicy(**settings), count_text_tokens, summarizer)
+
+
+def test_an_exchange_that_fills_the_request_is_evicted_even_when_it_is_the_newest():
+    standin = StandInModel()
+    agent = after.NightWatchAgent("ヴェスパー", budgeted(ThreeLineSummarizer()), client=standin.client())
+    agent.run("申し送り: 祝賀の荷が西回廊へ届きます。")
+    agent.memory.add_exchange(INVENTORY, "目録、確かにお預かりしました。")  # handed over in one message
+    assert count_text_tokens(INVENTORY) > 2048 - 256 - 600
+    for question in LATER_QUESTIONS:  # once 20 of 20 of these were refused
+        agent.run(question)
+    assert not any(request.refused for request in standin.requests)
+    assert all(r.prompt_tokens + 256 <= 2048 for r in standin.requests)
+    texts = [exchange.user_text for exchange in agent.memory.archive + agent.memory.window]
+    assert texts == ["申し送り: 祝賀の荷が西回廊へ届きます。", INVENTORY, *LATER_QUESTIONS]
+    assert any(c.reason == "budget" and c.kept == 0 for c in agent.memory.compactions)
+
+
+def test_a_summary_without_a_limit_gets_a_cap_from_the_budget_and_never_fills_it():
+    memory = budgeted(concatenating_summarizer, token_threshold=300)
+    assert memory.summary_cap is not None and memory.summary_cap < 2048 // 3
+    night = [turn.text for turn in celebration_eve().turns] + [turn.text for turn in busy_night().turns]
+    for question in night:  # once 28 of 30 late questions were refused as the summary grew
+        messages = memory.build_messages(question)
+        assert count_message_tokens(messages) + 256 <= 2048
+        memory.add_exchange(question, "承知いたしました。")
+    assert count_text_tokens(memory.summary) <= memory.summary_cap
+    assert any(failure.fallback and "over the cap" in failure.error for failure in memory.failures)
+    assert [e.user_text for e in memory.archive + memory.window] == night
+
+
+def test_a_summarizer_that_is_down_cannot_stop_the_night():
+    def down(summary, overflow):
+        raise ConnectionError("the summarizer's model is unreachable")
+
+    standin = StandInModel(context_limit=1200)
+    memory = budgeted(down, context_window=1200, reply_reserve=100, token_threshold=400)
+    agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
+    for turn in celebration_eve().turns:
+        agent.run(turn.text)
+    assert not any(request.refused for request in standin.requests)
+    assert all(r.prompt_tokens + 100 <= 1200 for r in standin.requests)
+    # Logged twice over: each threshold try left memory alone, each budget fold fell back.
+    assert any(not f.fallback for f in memory.failures) and any(f.fallback for f in memory.failures)
+    assert all("ConnectionError" in f.error for f in memory.failures)
+    assert count_text_tokens(memory.summary) <= memory.summary_cap
+    assert [e.user_text for e in memory.archive + memory.window] == [t.text for t in celebration_eve().turns]
+
+
+def test_a_question_too_long_for_any_request_is_refused_before_anything_is_compacted():
+    calls = []
+
+    def counting(summary, overflow):
+        calls.append(len(overflow))
+        return ThreeLineSummarizer()(summary, overflow)
+
+    memory = budgeted(counting)
+    for turn in celebration_eve().turns[:6]:
+        memory.add_exchange(turn.text, "承知いたしました。")
+    saved = memory.to_json()
+    with pytest.raises(ContextBudgetExceeded, match="left as it was") as refused:
+        memory.build_messages("目録: " + "贈り物の荷。" * 600)
+    assert memory.to_json() == saved and len(memory.window) == 6  # once compacted to 1 first
+    assert calls == []  # not even a summarizer call: mission + question alone are over
+    assert refused.value.tiers["window"] == 0 and refused.value.over_by > 0
+
+
+def test_a_question_that_only_fits_without_the_window_is_answered_and_a_failed_fit_changes_nothing():
+    memory = budgeted(ThreeLineSummarizer())
+    for turn in celebration_eve().turns[:6]:
+        memory.add_exchange(turn.text, "承知いたしました。")
+    mission_and_question = count_message_tokens(
+        [{"role": "system", "content": MISSION}, {"role": "user", "content": INVENTORY[:900]}])
+    assert mission_and_question + 256 <= 2048 - memory.summary_cap - 20
+    messages = memory.build_messages(INVENTORY[:900])
+    assert count_message_tokens(messages) + 256 <= 2048
+    assert len(memory.archive) + len(memory.window) == 6
+
+
+def test_the_llm_summarizer_budgets_its_own_requests_on_a_small_model():
+    standin = StandInModel(context_limit=1024)
+    summarizer = LLMSummarizer(standin.client(), max_tokens=200, context_window=1024)
+    memory = budgeted(summarizer, context_window=1024, reply_reserve=150, token_threshold=400)
+    agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
+    for turn in celebration_eve().turns:  # once every summary request was refused, then every turn
+        agent.run(turn.text)
+    assert summarizer.calls > 0
+    assert not any(request.refused for request in standin.requests)
+    assert "西回廊" in memory.summary or "西回廊" in str(memory.window)
+
+
+def test_a_large_overflow_is_folded_in_batches_that_each_fit():
+    standin = StandInModel(context_limit=700)
+    summarizer = LLMSummarizer(standin.client(), max_tokens=150, context_window=700)
+    memory = budgeted(concatenating_summarizer)
+    for turn in celebration_eve().turns[:20]:
+        memory.add_exchange(turn.text, "承知いたしました。")
+    summary = summarizer("", memory.window)
+    assert summary and summarizer.calls > 1
+    assert all(r.prompt_tokens + 150 <= 700 and not r.refused for r in standin.requests)
+
+
+def test_an_endpoint_smaller_than_configured_teaches_the_summarizer_its_limit(caplog):
+    standin = StandInModel(context_limit=800)
+    summarizer = LLMSummarizer(standin.client(), max_tokens=250)  # believes it has 128k
+    pairs = budgeted(concatenating_summarizer)
+    for turn in celebration_eve().turns[:20]:
+        pairs.add_exchange(turn.text, "承知いたしました。")
+    with caplog.at_level(logging.WARNING):
+        assert summarizer("", pairs.window)
+    assert summarizer.context_window == 800 and "800" in caplog.text
+    assert standin.requests[0].refused and not any(r.refused for r in standin.requests[1:])
+
+
+def test_a_summary_cut_at_max_tokens_keeps_its_finished_lines_and_the_night_goes_on():
+    standin = StandInModel()
+    summarizer = LLMSummarizer(standin.client(), max_tokens=200, context_window=2048)
+    memory = budgeted(summarizer, token_threshold=400, summary_token_limit=400)
+    agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
+    night = celebration_eve().turns + busy_night().turns
+    for turn in night:  # once SummaryTruncatedError on every fold from exchange 48 on
+        agent.run(turn.text)
+        # Every compaction the threshold asked for happened: the window never piles up.
+        assert memory.window_tokens() <= 400 or len(memory.window) <= 4
+    assert summarizer.cut_replies > 0
+    assert not [f for f in memory.failures if "SummaryTruncatedError" in f.error]
+    assert [e.user_text for e in memory.archive + memory.window] == [t.text for t in night]
+
+
+# --- a summarizer that calls back into the memory ------------------------------------------------
+
+def test_a_summarizer_that_adds_an_exchange_is_refused_and_nothing_is_lost_or_doubled():
+    memory = None
+    refusals = []
+
+    def meddling(summary, overflow):
+        try:
+            memory.add_exchange("割り込み", "割り込みの返事")
+        except ReentrantCallError as exc:
+            refusals.append(str(exc))
+        return concatenating_summarizer(summary, overflow)
+
+    memory = budgeted(meddling, token_threshold=60, window_size=2)
+    night = [f"問{i}: 西回廊の荷を見ました。" for i in range(8)]
+    for text in night:
+        memory.add_exchange(text, "承知いたしました。")
+    assert refusals and "summarizer is running" in refusals[0]
+    held = [e.user_text for e in memory.archive + memory.window]
+    assert held == night  # the interloper was refused; no exchange lost, none kept twice
+    assert memory.exchanges_added == 8
+
+
+def test_a_summarizer_that_lets_the_refusal_escape_is_logged_as_a_failure():
+    memory = None
+
+    def meddling(summary, overflow):
+        memory.build_messages("割り込み")
+        return "never"
+
+    memory = budgeted(meddling, token_threshold=60, window_size=2)
+    for i in range(4):
+        memory.add_exchange(f"問{i}: 西回廊の荷を見ました。", "承知いたしました。")
+    assert memory.failures and "ReentrantCallError" in memory.failures[0].error
+    assert [e.user_text for e in memory.window] == [f"問{i}: 西回廊の荷を見ました。" for i in range(4)]
+    assert memory.archive == [] and memory.summary == ""
