@@ -25,8 +25,9 @@ measured anyway:
 
 Each configuration runs ``--repeats`` times, taking turns with the others, and the best run counts
 (the least disturbed by whatever else the machine was doing); time is this process's CPU time.
-nightwatch's count cache is emptied before each of its runs, so it too encodes every new text. Per-turn time is given for the whole run and for its last tenth, so a
-cost that grows with the length of the night shows as the second number pulling away from the first.
+nightwatch's count cache is emptied before each of its runs, so it too encodes every new text.
+Per-turn time is given for the whole run and for its last tenth, so a cost that grows with the
+length of the night shows as the second number pulling away from the first.
 """
 
 from __future__ import annotations
@@ -269,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         results = measure(factories, turns, args.repeats)
         ours = results["budget"].per_turn_us
         print(f"\n{count} turns")
-        print(f"{'memory':44} {'µs/turn':>9} {'last 10%':>9} {'vs budget':>10} {'summaries':>10} {'max msgs':>9}")
+        header = f"{'µs/turn':>9} {'last 10%':>9} {'vs budget':>10} {'summaries':>10} {'max msgs':>9}"
+        print(f"{'memory':44} {header}")
         for result in results.values():
             ratio = result.per_turn_us / ours
             print(f"{result.name:44} {result.per_turn_us:9.1f} {result.last_tenth_us:9.1f} {ratio:9.1f}× "
