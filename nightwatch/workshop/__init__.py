@@ -9,12 +9,15 @@ One module per idea: ``report`` (the result and its wording), ``variants`` (unse
 seed), ``stage`` (playing a night and catching everything), and one module per exercise.
 """
 
+from nightwatch.workshop import harness
 from nightwatch.workshop.crash import check_refused_call
 from nightwatch.workshop.oversized import ShrinkingNightWatchAgent, check_shrink_exchange
 from nightwatch.workshop.pinning import PinnedTrimAgent, check_pinned_trim
 from nightwatch.workshop.policy import SCRIPT_PROMISES, check_policy_choice
 from nightwatch.workshop.report import CheckItem, CheckReport
 from nightwatch.workshop.summary import SUMMARY_TOKEN_CAP, check_summarizer
+
+harness.remember_parts()  # what the checks compare against: a part replaced later is named
 
 __all__ = [
     "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent",

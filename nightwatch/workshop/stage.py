@@ -16,7 +16,8 @@ import openai
 from nightwatch.nights import MISSION, Night
 from nightwatch.standin import StandInModel
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.report import ParticipantError, describe_error
+from nightwatch.workshop.harness import ParticipantError
+from nightwatch.workshop.report import describe_error
 
 
 @dataclass

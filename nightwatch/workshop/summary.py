@@ -15,17 +15,16 @@ from nightwatch import after
 from nightwatch.memory import ConversationMemory, Exchange, MemoryPolicy
 from nightwatch.nights import MISSION
 from nightwatch.standin import StandInModel
-from nightwatch.summarizers import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.report import (
-    CheckItem, CheckReport, describe_error, finish, guarded, placeholder_report, short,
-)
+from nightwatch.workshop.harness import exercise_check, graded
+from nightwatch.workshop.report import CheckReport, describe_error, finish, short
 from nightwatch.workshop.stage import NightLog, places_text, play_night, reported, where_carried
 from nightwatch.workshop.variants import absent_words, turn_of, unseen_night
 
 EXERCISE = "演習3「三行の束ね係を書く」"
 SUMMARY_TOKEN_CAP = 300
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
+SOLUTION = None  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "束ね係が例外を出さず、空でない文字列を返す",
     "束ねはいつも三行以内",
@@ -88,7 +87,7 @@ def contract_lines(name: str, probe: SummarizerProbe) -> tuple[str, str, str]:
     if bad is None:
         returns = f"✓ {name}: {len(calls)} 回の束ねすべてで文字列が返りました"
     elif bad.error:
-        returns = f"✗ {name}: {where(bad)}で例外が出ました: {bad.error}"
+        returns = f"✗ {name}: {where(bad)}で、{bad.error}"
     elif not isinstance(bad.result, str):
         returns = f"✗ {name}: {where(bad)}で {type(bad.result).__name__} が返りました（文字列のはず）"
     else:
@@ -150,18 +149,13 @@ def morning_lines(name: str, log: NightLog) -> tuple[str, str]:
     return complete, phantom
 
 
-@guarded(EXERCISE)
-def check_summarizer(summarize) -> CheckReport:
+@exercise_check(
+    EXERCISE, "summarize", lambda: PROBE, PLANNED,
+    "これまでの束ね summary と、窓から押し出された往復 overflow（Exchange のリスト）から、新しい束ねを return してください。",
+    solution=SOLUTION,
+)
+def check_summarizer(summarize, harness) -> CheckReport:
     """Check a summarizer ``summarize(summary, overflow) -> str`` on unseen nights."""
-    if isinstance(summarize, ThreeLineSummarizer):
-        return CheckReport(EXERCISE, "not_yet", (), "それはライブラリの ThreeLineSummarizer そのものです。"
-                           "答えのセルで、自分の束ね係 summarize(summary, overflow) を書いてみましょう。")
-    pending = placeholder_report(
-        EXERCISE, summarize, "summarize", PROBE, PLANNED,
-        "これまでの束ね summary と、窓から押し出された往復 overflow（Exchange のリスト）から、新しい束ねを return してください。",
-    )
-    if pending is not None:
-        return pending
 
     evidence: list[list[str]] = [[] for _ in PLANNED]
     notes = []
@@ -188,8 +182,4 @@ def check_summarizer(summarize) -> CheckReport:
         "問いより応答の一文を束ねに残しましょう。",
         "束ねは前の夜の答えを書き写したものではいけません。渡された summary と overflow だけから作りましょう。",
     ]
-    items = [
-        CheckItem(title, all(line.startswith("✓") for line in lines), tuple(lines), hint)
-        for title, lines, hint in zip(PLANNED, evidence, hints)
-    ]
-    return finish(EXERCISE, items, notes)
+    return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)
