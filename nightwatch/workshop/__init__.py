@@ -11,6 +11,7 @@ seed), ``stage`` (playing a night and catching everything), and one module per e
 
 from nightwatch.workshop import harness
 from nightwatch.workshop.crash import check_refused_call
+from nightwatch.workshop.own_night import check_my_night
 from nightwatch.workshop.oversized import ShrinkingNightWatchAgent, check_shrink_exchange
 from nightwatch.workshop.pinning import PinnedTrimAgent, check_pinned_trim
 from nightwatch.workshop.policy import SCRIPT_PROMISES, check_policy_choice
@@ -20,7 +21,7 @@ from nightwatch.workshop.summary import SUMMARY_TOKEN_CAP, check_summarizer
 harness.remember_parts()  # what the checks compare against: a part replaced later is named
 
 __all__ = [
-    "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent",
+    "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent", "check_my_night",
     "ShrinkingNightWatchAgent", "check_pinned_trim", "check_policy_choice", "check_refused_call",
     "check_shrink_exchange", "check_summarizer",
 ]

@@ -216,7 +216,7 @@ def exercise_check(
     what_to_do: str,
     solution: str | None = None,
 ) -> Callable[[Callable[..., CheckReport]], Callable[..., CheckReport]]:
-    """Turn ``body(answer, harness)`` into a check cell's function ``check(answer) -> CheckReport``.
+    """Turn ``body(answer, harness, *more)`` into a check cell's function ``check(answer, *more)``.
 
     Before the body runs: a replaced checker part fails the check; a non-function or the library's
     own function is "まだです"; so is a placeholder that still raises NotImplementedError on
@@ -225,7 +225,7 @@ def exercise_check(
 
     def decorate(body: Callable[..., CheckReport]) -> Callable[..., CheckReport]:
         @functools.wraps(body)
-        def check(answer: Any) -> CheckReport:
+        def check(answer: Any, *more: Any) -> CheckReport:
             replaced = replaced_parts()
             if replaced:
                 shown = "、".join(replaced[:5]) + (f" ほか {len(replaced) - 5} 件" if len(replaced) > 5 else "")
@@ -246,7 +246,7 @@ def exercise_check(
                 except ParticipantError as error:
                     if isinstance(error.cause, NotImplementedError):
                         return not_yet(exercise, name, planned, what_to_do)
-                report = body(guarded, harness)
+                report = body(guarded, harness, *more)
             except Exception as error:  # noqa: BLE001 - the check cell must always show a report
                 item = CheckItem("チェックを最後まで実行する", False,
                                  (f"途中で思いがけないエラーが起きました: {describe_error(error)}",),
