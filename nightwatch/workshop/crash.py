@@ -36,7 +36,7 @@ CLAUSES = [
     "搬入口の大太鼓は、まだ置いたままです。",
     "祝賀の花は二階の貴賓席にあります。",
 ]
-SOLUTION = None  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
+SOLUTION = "f04fdc0a3a006d38"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "例の夜（上限 2,048・例の往復）で予言が当たる",
     "見たことのない長さの往復と上限でも当たる",

@@ -29,7 +29,7 @@ from nightwatch.workshop.variants import unseen_night
 EXERCISE = "演習5「閾値より大きい一往復」"
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
 CONTEXT_LIMIT = 4096
-SOLUTION = None  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
+SOLUTION = "1948a38989d9ccdc"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "max_tokens に収まる往復には手を触れない（ちょうど max_tokens も含む）",
     "収まらない往復は、問いと応答を合わせて max_tokens 以内に縮める（トークンで数える）",

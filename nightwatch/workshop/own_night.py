@@ -35,7 +35,7 @@ REPLY_RESERVE = 128
 STEP = 128
 QUOTE_CHARS = 8  # a reply acts on a duty when it repeats this many characters of the mission in a row
 MIN_TURNS = 12
-SOLUTION = None  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
+SOLUTION = "2468318fd82fb9e2"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "春の仕立て（無限追記）は、あなたの夜の途中で天井に届いて拒まれる",
     "一行の手当て（history[-12:]）は、試しの一言のときには銘を失い、務めに基づいて応えない",

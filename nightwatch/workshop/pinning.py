@@ -30,7 +30,7 @@ PLANNED = [
 ]
 # (exchanges already in the history, keep_last): short histories, the boundary, long ones.
 UNIT_CASES = [(1, 12), (5, 12), (6, 12), (20, 12), (20, 7), (3, 4), (30, 15), (9, 5)]
-SOLUTION = None  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
+SOLUTION = "3e39695134cf96ef"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 RUNS = [(21, ("delivery", "shutter", "drunk"), 2, 12), (34, ("delivery", "drunk"), 3, 8)]
 
 

@@ -32,7 +32,7 @@ SCRIPT_PROMISES = {
     "exchange_max": 130,
 }
 MIN_USE = 0.5
-SOLUTION = None  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
+SOLUTION = "0c7238020a85f32e"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
     "どの夜でも、いちばん大きい要求 + 余白 が context_window に収まる",
