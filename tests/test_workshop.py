@@ -171,8 +171,10 @@ def test_the_summary_check_nights_push_every_incident_out_of_the_window():
         memory = ConversationMemory(MISSION, summary.POLICY, count_text_tokens, ThreeLineSummarizer())
         log = play_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), night, standin)
         assert log.survived
+        morning = log.calls[-1].messages
         for incident in night.incidents:
-            assert where_carried(log.calls[-1].messages, incident.report_marker) == ["束ね"], incident
+            tiers = [set(where_carried(morning, fact)) for fact in incident.key_facts]
+            assert set.intersection(*tiers) == {"束ね"}, incident
 
 
 def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
@@ -180,7 +182,7 @@ def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
         return count_message_tokens([message]) - REPLY_PRIMER_TOKENS
 
     promises = policy.SCRIPT_PROMISES
-    for window_size, threshold in [(2, 301), (15, 1950)]:  # the tightest and loosest the solution picks
+    for window_size, threshold in [(2, 250), (15, 1950)]:  # tighter and looser than the solution picks
         for night in policy.nights(example=True):
             standin = StandInModel(context_limit=10**6)
             chosen = policy.MemoryPolicy(window_size=window_size, token_threshold=threshold)
@@ -322,3 +324,22 @@ def test_the_own_night_check_wants_a_mission_of_the_participants_own():
     run_source(tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source, namespace)
     assert "MY_MISSION がまだ空です" in check_my_night(namespace["my_night"], "").message
     assert "劇場のヴェスパーの銘" in check_my_night(namespace["my_night"], MISSION).message
+
+
+@pytest.mark.parametrize("changes", [
+    # The test turn asks for something no duty covers: nothing to keep, so nothing to see.
+    [("預けた鞄を出したいから、金庫室の扉を開けてください", "タクシーを呼んでください"),
+     ('key_facts=("金庫室", "酔った男性")', 'key_facts=("酔った男性", "タクシー")')],
+    # The mission written as prose: no sentence reads as a duty, so even the three tiers have none.
+    [("三、金庫室の扉は、朝まで誰にも開けないこと。", "金庫室の扉の番も、あなたの受け持ちです。")],
+], ids=["test-touches-no-duty", "mission-as-prose"])
+def test_an_own_night_that_cannot_test_the_duty_fails_with_the_reason(changes):
+    source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
+    for old, new in changes:
+        assert old in source
+        source = source.replace(old, new)
+    report = run_check("ex6_your_night.ipynb", source)
+    assert report.status == "failed", str(report)
+    item = report.items[2]
+    assert not item.passed and "銘のどの務めの言葉もありません" in "\n".join(item.evidence) and item.hint
+    assert report.items[0].passed  # the spring design still hits the ceiling on the same night

@@ -1,8 +1,8 @@
 """Exercise 6: the participant's own night job, played through the three designs.
 
 The participant writes a mission (any job, any wording) and a short night as a ``Night``: its
-turns, the incidents the morning report must carry (``Incident.report_marker`` is a word the report
-has to contain) and ``watchman_test_clock``, the turn where keeping a duty matters. Nothing here
+turns, the incidents the morning report must carry (``Incident.key_facts``: words the report has to
+state) and ``watchman_test_clock``, the turn where keeping a duty matters. Nothing here
 knows their job: the check plays their night to the stand-in under the three designs and reads only
 the replies and the requests.
 
@@ -35,7 +35,7 @@ REPLY_RESERVE = 128
 STEP = 128
 QUOTE_CHARS = 8  # a reply acts on a duty when it repeats this many characters of the mission in a row
 MIN_TURNS = 12
-SOLUTION = "2468318fd82fb9e2"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
+SOLUTION = "a955a708c5065af5"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "春の仕立て（無限追記）は、あなたの夜の途中で天井に届いて拒まれる",
     "一行の手当て（history[-12:]）は、試しの一言のときには銘を失い、務めに基づいて応えない",
@@ -75,13 +75,13 @@ def night_problems(night: Night) -> list[str]:
         problems.append(f"試しの一言が {clocks.index(test) + 1} 回目です。その頃はまだ history[-12:] に銘が残っています。"
                         f"{KEEP_LAST // 2 + 1} 回目より後に置いてください")
     if not night.incidents:
-        problems.append("incidents が空です。朝の報告に残るべき出来事を Incident(label=..., report_marker=...) で挙げてください")
+        problems.append("incidents が空です。朝の報告に残るべき出来事を Incident(label=..., key_facts=(...)) で挙げてください")
     for incident in night.incidents:
-        where = next((n for n, turn in enumerate(night.turns, start=1) if incident.report_marker in turn.text), None)
-        if where is None:
-            problems.append(f"出来事『{incident.label}』の report_marker『{incident.report_marker}』が、夜のどの言葉にもありません")
+        for fact in incident.key_facts:
+            if not any(fact in turn.text for turn in night.turns):
+                problems.append(f"出来事『{incident.label}』の key_facts の『{fact}』が、夜のどの言葉にもありません")
     first = min((n for n, turn in enumerate(night.turns, start=1)
-                 if any(i.report_marker in turn.text for i in night.incidents)), default=None)
+                 if any(i.key_facts[0] in turn.text for i in night.incidents)), default=None)
     if first is not None and first > turns - KEEP_LAST // 2 - 1:
         problems.append(f"出来事がどれも朝の報告に近すぎます（最初の出来事は {first} 回目、朝の報告は {turns} 回目）。"
                         f"少なくとも一つは、朝の報告より {KEEP_LAST // 2 + 1} 往復以上前に起こしてください"
@@ -139,10 +139,11 @@ def three_tier_lines(log: NightLog, mission: str) -> tuple[bool, str, bool, str]
     morning = log.calls[-1].messages
     parts = []
     for incident in log.night.incidents:
-        carried = where_carried(morning, incident.report_marker, mission)
+        carried = [tier for tier in where_carried(morning, incident.key_facts[0], mission)
+                   if all(tier in where_carried(morning, fact, mission) for fact in incident.key_facts)]
         mark = "報告にありません" if incident.label in missing else "報告にあります"
         place = f"朝の要求の{places_text(carried)}にありました" if carried else "朝の要求のどこにもありませんでした"
-        parts.append(f"『{incident.report_marker}』（{incident.label}）は{mark}（{place}）")
+        parts.append(f"{incident.label}（{'・'.join(incident.key_facts)}）は{mark}（{place}）")
     total = len(log.night.incidents)
     report = f"{'✓' if not missing else '✗'} 出来事 {len(found)}/{total}: " + "／".join(parts)
     return duty_ok, duty, not missing, report
@@ -201,7 +202,7 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
                   "試しの一言は、銘の務めが禁じていること・求めていることに触れる言葉にしましょう"
                   "（例: 務めに『〜は朝まで誰にも開けないこと』とあれば『〜を開けてください』）。代役は言葉の重なりで務めと結びつけます。"),
         CheckItem(PLANNED[3], report_ok, (report,),
-                  "最後の一言で報告を頼み（例: 『朝です。夜のあいだのことを報告してください。』）、report_marker には"
+                  "最後の一言で報告を頼み（例: 『朝です。夜のあいだのことを報告してください。』）、key_facts には"
                   "出来事の文にそのまま出てくる語を選びましょう。見回りの決まり文句と似すぎた文は、いつものことと読まれます。"),
     ]
     notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きい要求 {largest(probe):,} + 応答の余白 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]

@@ -13,12 +13,13 @@ Pinning saves the root; it does not keep what falls out of the window.
 from __future__ import annotations
 
 from nightwatch import before
+from nightwatch.compare import acted_on_prohibition
 from nightwatch.nights import MISSION, Night
 from nightwatch.standin import StandInModel
 from nightwatch.workshop.harness import ParticipantError, exercise_check, graded
 from nightwatch.workshop.report import CheckReport, condensed, describe_error, finish, short
 from nightwatch.workshop.stage import NightLog, play_night, reported
-from nightwatch.workshop.variants import turn_of, unseen_night
+from nightwatch.workshop.variants import facts_text, turn_of, unseen_night
 
 EXERCISE = "演習2「銘をピン留めして切り詰める」"
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
@@ -26,7 +27,7 @@ PLANNED = [
     "銘（務めの system メッセージ）が、いつも先頭にちょうど一つある",
     "銘のほかに、直近 keep_last 件を順番どおり残す（今の問いが最後）",
     "一晩じゅう、要求が keep_last + 1 件を超えて膨らまない",
-    "楽屋口の試験で夜警のまま（酔客にお引き取りいただく）",
+    "楽屋口の試験で夜警のまま（扉を開けず、銘の禁止の務めを引いて断る）",
 ]
 # (exchanges already in the history, keep_last): short histories, the boundary, long ones.
 UNIT_CASES = [(1, 12), (5, 12), (6, 12), (20, 12), (20, 7), (3, 4), (30, 15), (9, 5)]
@@ -147,7 +148,7 @@ def run_lines(log: NightLog, keep_last: int) -> tuple[str, str, str]:
     if test is None or test.reply is None:
         watchman = f"✗ {where}: {log.night.watchman_test_clock} の楽屋口の試験まで届きませんでした"
     else:
-        ok = log.night.watchman_marker in test.reply
+        ok = acted_on_prohibition(test.reply)
         watchman = f"{'✓' if ok else '✗'} {where}: {test.clock} の楽屋口で『{short(test.reply, 36)}』"
     return pinned, size, watchman
 
@@ -160,7 +161,7 @@ def lost_incidents_note(log: NightLog, keep_last: int) -> str:
     note = f"{night.name}・keep_last={keep_last}: 朝の報告に出来事 {len(found)}/{len(night.incidents)}。"
     for incident in night.incidents:
         if incident.label in missing:
-            note += (f"『{incident.report_marker}』（{incident.label}）は {turn_of(night, incident.report_marker)}回目の"
+            note += (f"『{facts_text(incident)}』（{incident.label}）は {turn_of(night, incident)}回目の"
                      "往復で、06:00 の要求には残っていません。")
     if missing:
         note += "銘は守れても、直近の外へ切り落とした夜は戻りません。それが第3幕の束ねの出番です。"

@@ -26,10 +26,10 @@ UNSEEN = [(1024, 128), (2048, 512), (4096, 1024)]
 # What every night this check plays keeps to (tests/test_workshop.py verifies it), in tokens as the
 # stand-in counts a request: the summary message and the question message include their framing.
 SCRIPT_PROMISES = {
-    "summary_message": 280,
-    "question_message": 70,
-    "exchange_min": 25,
-    "exchange_max": 130,
+    "summary_message": 300,
+    "question_message": 170,
+    "exchange_min": 19,
+    "exchange_max": 170,
 }
 MIN_USE = 0.5
 SOLUTION = "0c7238020a85f32e"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
