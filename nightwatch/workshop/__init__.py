@@ -5,8 +5,11 @@ function here and displays the ``CheckReport`` it returns: every sub-check with 
 (which call, how many tokens, which incident was missing) and a hint, in Japanese. Run on the
 untouched placeholder, a check says "まだです" and what to write; it never raises.
 
-One module per idea: ``report`` (the result and its wording), ``variants`` (unseen nights from a
-seed), ``stage`` (playing a night and catching everything), and one module per exercise.
+One module per idea: ``harness`` (the one place the participant's code is called: time limit,
+interrupts, printing, replaced parts, copied solutions), ``report`` (the result and its wording),
+``variants`` (unseen nights from a seed), ``stage`` (playing a night and catching everything), and
+one short module per exercise (``crash``, ``pinning``, ``summary``, ``policy``, ``oversized``,
+``own_night``).
 """
 
 from nightwatch.workshop import harness
