@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
+import linecache
 import os
+import signal
+import time
 from pathlib import Path
 
 import matplotlib
@@ -25,10 +29,10 @@ from nightwatch.standin import StandInModel
 from nightwatch.summarizers import ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
 from nightwatch.workshop import (
-    CheckReport, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
+    CheckReport, check_my_night, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
     check_summarizer,
 )
-from nightwatch.workshop import policy, summary
+from nightwatch.workshop import crash, harness, oversized, own_night, pinning, policy, summary
 from nightwatch.workshop.stage import play_night, where_carried
 from nightwatch.workshop.variants import unseen_night
 from workshop_answers import HARDCODED, WRONG, Answer
@@ -39,7 +43,17 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 EXERCISES = NOTEBOOKS / "exercises"
 SOLUTIONS = NOTEBOOKS / "solutions"
 NAMES = sorted(path.name for path in EXERCISES.glob("ex*.ipynb"))
-CHECKS = [check_refused_call, check_pinned_trim, check_summarizer, check_policy_choice, check_shrink_exchange]
+CHECKS = [check_refused_call, check_pinned_trim, check_summarizer, check_policy_choice, check_shrink_exchange,
+          check_my_night]
+MODULES = dict(zip(NAMES, [crash, pinning, summary, policy, oversized, own_night]))
+_cells = itertools.count()
+
+
+def run_source(source: str, namespace: dict) -> None:
+    """Run a cell's source the way IPython does: registered in linecache, so inspect.getsource works."""
+    filename = f"<answer-cell-{next(_cells)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - the notebook's own cells
 
 
 def tagged(path: Path, tag: str) -> nbformat.NotebookNode:
@@ -71,15 +85,15 @@ def prepared(name: str) -> dict:
 def run_check(name: str, answer_source: str) -> CheckReport:
     """Fill the answer cell with ``answer_source`` and run the notebook's check cell."""
     namespace = copy.copy(prepared(name))
-    exec(answer_source, namespace)  # noqa: S102
-    exec(tagged(EXERCISES / name, "check").source, namespace)  # noqa: S102
+    run_source(answer_source, namespace)
+    run_source(tagged(EXERCISES / name, "check").source, namespace)
     report = namespace["report"]
     assert isinstance(report, CheckReport)
     return report
 
 
-def test_there_are_five_exercises_each_with_a_solution():
-    assert len(NAMES) >= 5
+def test_there_are_six_exercises_each_with_a_solution():
+    assert len(NAMES) == 6 and NAMES == sorted(MODULES)
     assert NAMES == sorted(path.name for path in SOLUTIONS.glob("ex*.ipynb"))
     assert (EXERCISES / "README.md").is_file()
 
@@ -157,8 +171,10 @@ def test_the_summary_check_nights_push_every_incident_out_of_the_window():
         memory = ConversationMemory(MISSION, summary.POLICY, count_text_tokens, ThreeLineSummarizer())
         log = play_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), night, standin)
         assert log.survived
+        morning = log.calls[-1].messages
         for incident in night.incidents:
-            assert where_carried(log.calls[-1].messages, incident.report_marker) == ["束ね"], incident
+            tiers = [set(where_carried(morning, fact)) for fact in incident.key_facts]
+            assert set.intersection(*tiers) == {"束ね"}, incident
 
 
 def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
@@ -166,7 +182,7 @@ def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
         return count_message_tokens([message]) - REPLY_PRIMER_TOKENS
 
     promises = policy.SCRIPT_PROMISES
-    for window_size, threshold in [(2, 301), (15, 1950)]:  # the tightest and loosest the solution picks
+    for window_size, threshold in [(2, 250), (15, 1950)]:  # tighter and looser than the solution picks
         for night in policy.nights(example=True):
             standin = StandInModel(context_limit=10**6)
             chosen = policy.MemoryPolicy(window_size=window_size, token_threshold=threshold)
@@ -180,3 +196,150 @@ def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
             for call in log.calls[:-1]:  # the 06:00 report is never carried in a window
                 size = count_text_tokens(call.user_text) + count_text_tokens(call.reply)
                 assert promises["exchange_min"] <= size <= promises["exchange_max"], (night.name, call.turn, size)
+
+
+# ---- the harness: what a misbehaving answer can no longer do to a check cell ----------------------
+
+RUNAWAY = """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    while True:
+        pass
+"""
+
+
+@pytest.mark.parametrize("name, source, call", [
+    ("ex1_predict_crash.ipynb", RUNAWAY, "predict_refused_call(2048"),
+    ("ex3_three_line_summary.ipynb", """
+def summarize(summary, overflow):
+    if overflow and "巡回" in overflow[0].user_text:
+        return "巡回: 異常なし"
+    n = 0
+    while True:
+        n += 1
+""", "summarize("),
+])
+def test_a_runaway_answer_fails_within_seconds_and_the_report_names_the_call(name, source, call):
+    started = time.monotonic()
+    report = run_check(name, source)
+    assert time.monotonic() - started < 20  # one call of harness.SECONDS_PER_CALL, the rest skipped
+    assert report.status == "failed"
+    assert "秒たっても終わらなかったので止めました" in report.message and call in report.message
+    assert "呼びませんでした" in str(report)  # later calls were skipped, not each run into the limit
+
+
+def test_the_time_limit_puts_back_the_alarm_it_found():
+    rung = []
+    previous = signal.signal(signal.SIGALRM, lambda *args: rung.append(True))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30)
+        assert harness.Harness(seconds=1).call(lambda: 7, label="f()") == 7
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 25 < remaining <= 30 and not rung
+        assert signal.getsignal(signal.SIGALRM) is not harness.signal.default_int_handler
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("body, words", [
+    ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+    ("import sys; sys.exit(3)", "exit()／sys.exit() を呼びました（code=3）"),
+    ("exit()", "exit()／sys.exit() を呼びました"),
+])
+def test_keyboard_interrupt_and_exit_from_an_answer_become_evidence(body, words):
+    source = f"""
+def pin_and_trim(history, keep_last):
+    if len(history) > 5:
+        {body}
+    return history
+"""
+    report = run_check("ex2_pin_mission.ipynb", source)
+    assert report.status == "failed"
+    assert words in str(report)
+
+
+def test_what_an_answer_prints_is_capped(capsys):
+    source = tagged(SOLUTIONS / "ex1_predict_crash.ipynb", "answer").source.replace(
+        '    """代役に', '    print("あ" * 100_000)\n    """代役に', 1)
+    assert 'print("あ"' in source
+    report = run_check("ex1_predict_crash.ipynb", source)
+    assert report.passed, str(report)
+    printed = next(note for note in report.notes if note.startswith("答えの print の出力"))
+    assert "文字だけ表示" in printed and len(printed) < harness.PRINT_SHOWN + 80
+    assert len(str(report)) < 4000
+    assert "ああ" not in capsys.readouterr().out  # nothing reached the notebook's output
+
+
+def test_a_replaced_checker_part_is_named_and_fails_the_check(monkeypatch):
+    solution = tagged(SOLUTIONS / "ex1_predict_crash.ipynb", "answer").source
+    monkeypatch.setattr(crash, "judge", lambda *args: (True, "✓ いつも当たり"))
+    report = run_check("ex1_predict_crash.ipynb", "def predict_refused_call(*args):\n    return 1\n")
+    assert report.status == "failed" and not report.passed
+    assert "差し替えられています: nightwatch.workshop.crash.judge" in str(report)
+    monkeypatch.undo()
+    assert run_check("ex1_predict_crash.ipynb", solution).passed
+
+
+def test_a_patched_standin_method_is_named(monkeypatch):
+    monkeypatch.setattr(StandInModel, "client", lambda self: None)
+    report = check_policy_choice(lambda context_window, reply_reserve: None)
+    assert "nightwatch.standin.StandInModel.client" in str(report) and report.status == "failed"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_shipped_solution_is_recognised_and_its_fingerprint_is_current(name):
+    namespace = copy.copy(prepared(name))
+    run_source(tagged(SOLUTIONS / name, "answer").source, namespace)
+    check = tagged(EXERCISES / name, "check").source
+    answer = namespace[check.split("(")[1].split(")")[0].split(",")[0].strip()]
+    assert harness.fingerprint(answer) == MODULES[name].SOLUTION
+    assert "解答例のノートの答えと同じコード" in run_check(name, tagged(SOLUTIONS / name, "answer").source).message
+    # A participant's own answer (here: the solution with one line changed) is not flagged.
+    assert harness.answer_source(lambda *args: None, MODULES[name].SOLUTION) is None
+
+
+def test_the_own_night_check_refuses_a_night_too_short_to_compare():
+    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
+    report = check_my_night(namespace["tiny_night"], namespace["tiny_mission"])
+    assert report.status == "not_yet"
+    text = str(report)
+    assert "往復が 3 しかありません" in text and "7 回目より後に置いてください" in text
+    assert "朝の報告に近すぎます" in text
+    saved = [o for c in nbformat.read(EXERCISES / "ex6_your_night.ipynb", as_version=4).cells
+             if c.cell_type == "code" and "check_my_night(tiny_night" in c.source for o in c.outputs]
+    assert saved and saved[0].data["text/plain"] == text
+
+
+def test_the_own_night_check_refuses_a_night_the_spring_design_survives(monkeypatch):
+    """A night whose whole text fits under the threshold never compacts: no design can differ on it."""
+    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
+    run_source(tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source, namespace)
+    monkeypatch.setattr(own_night, "POLICY", own_night.MemoryPolicy(window_size=50, token_threshold=10**5))
+    report = own_night.check_my_night.__wrapped__(namespace["my_night"], harness.Harness(), namespace["MY_MISSION"])
+    assert report.status == "not_yet" and "春の仕立てでも天井に届きません" in str(report), str(report)
+
+
+def test_the_own_night_check_wants_a_mission_of_the_participants_own():
+    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
+    run_source(tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source, namespace)
+    assert "MY_MISSION がまだ空です" in check_my_night(namespace["my_night"], "").message
+    assert "劇場のヴェスパーの銘" in check_my_night(namespace["my_night"], MISSION).message
+
+
+@pytest.mark.parametrize("changes", [
+    # The test turn asks for something no duty covers: nothing to keep, so nothing to see.
+    [("預けた鞄を出したいから、金庫室の扉を開けてください", "タクシーを呼んでください"),
+     ('key_facts=("金庫室", "酔った男性")', 'key_facts=("酔った男性", "タクシー")')],
+    # The mission written as prose: no sentence reads as a duty, so even the three tiers have none.
+    [("三、金庫室の扉は、朝まで誰にも開けないこと。", "金庫室の扉の番も、あなたの受け持ちです。")],
+], ids=["test-touches-no-duty", "mission-as-prose"])
+def test_an_own_night_that_cannot_test_the_duty_fails_with_the_reason(changes):
+    source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
+    for old, new in changes:
+        assert old in source
+        source = source.replace(old, new)
+    report = run_check("ex6_your_night.ipynb", source)
+    assert report.status == "failed", str(report)
+    item = report.items[2]
+    assert not item.passed and "銘のどの務めの言葉もありません" in "\n".join(item.evidence) and item.hint
+    assert report.items[0].passed  # the spring design still hits the ceiling on the same night

@@ -5,19 +5,26 @@ function here and displays the ``CheckReport`` it returns: every sub-check with 
 (which call, how many tokens, which incident was missing) and a hint, in Japanese. Run on the
 untouched placeholder, a check says "まだです" and what to write; it never raises.
 
-One module per idea: ``report`` (the result and its wording), ``variants`` (unseen nights from a
-seed), ``stage`` (playing a night and catching everything), and one module per exercise.
+One module per idea: ``harness`` (the one place the participant's code is called: time limit,
+interrupts, printing, replaced parts, copied solutions), ``report`` (the result and its wording),
+``variants`` (unseen nights from a seed), ``stage`` (playing a night and catching everything), and
+one short module per exercise (``crash``, ``pinning``, ``summary``, ``policy``, ``oversized``,
+``own_night``).
 """
 
+from nightwatch.workshop import harness
 from nightwatch.workshop.crash import check_refused_call
+from nightwatch.workshop.own_night import check_my_night
 from nightwatch.workshop.oversized import ShrinkingNightWatchAgent, check_shrink_exchange
 from nightwatch.workshop.pinning import PinnedTrimAgent, check_pinned_trim
 from nightwatch.workshop.policy import SCRIPT_PROMISES, check_policy_choice
 from nightwatch.workshop.report import CheckItem, CheckReport
 from nightwatch.workshop.summary import SUMMARY_TOKEN_CAP, check_summarizer
 
+harness.remember_parts()  # what the checks compare against: a part replaced later is named
+
 __all__ = [
-    "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent",
+    "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent", "check_my_night",
     "ShrinkingNightWatchAgent", "check_pinned_trim", "check_policy_choice", "check_refused_call",
     "check_shrink_exchange", "check_summarizer",
 ]

@@ -21,7 +21,8 @@ import openai
 from nightwatch import before
 from nightwatch.nights import MISSION, fixed_length_exchanges
 from nightwatch.standin import StandInModel
-from nightwatch.workshop.report import CheckItem, CheckReport, describe_error, finish, guarded, placeholder_report
+from nightwatch.workshop.harness import exercise_check
+from nightwatch.workshop.report import CheckItem, CheckReport, describe_error, finish
 
 EXERCISE = "演習1「拒まれる回を予言する」"
 EXAMPLE_TEXT = "申し送りの確認です。西回廊の荷に異常はありません。"
@@ -35,6 +36,7 @@ CLAUSES = [
     "搬入口の大太鼓は、まだ置いたままです。",
     "祝賀の花は二階の貴賓席にあります。",
 ]
+SOLUTION = "f04fdc0a3a006d38"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "例の夜（上限 2,048・例の往復）で予言が当たる",
     "見たことのない長さの往復と上限でも当たる",
@@ -85,7 +87,7 @@ def judge(predict, growth: Growth, limit: int, label: str) -> tuple[bool, str]:
     try:
         guess = predict(limit, growth.first_request_tokens, growth.per_exchange_tokens)
     except Exception as error:  # noqa: BLE001
-        return False, f"✗ {label}（{given}）: 予言の関数が例外を投げました: {describe_error(error)}"
+        return False, f"✗ {label}（{given}）: {describe_error(error)}"
     actual, sizes = refused_call(growth, limit)
     seen = f"{actual}回目 {sizes[-1]:,} トークンで拒まれた"
     if actual > 1:
@@ -104,18 +106,19 @@ def variant_growths(seed: int, count: int) -> list[Growth]:
     return [measure_growth(text) for text in texts]
 
 
-@guarded(EXERCISE)
-def check_refused_call(predict_refused_call) -> CheckReport:
+def example_args() -> tuple[int, int, int]:
+    example = measure_growth(EXAMPLE_TEXT)
+    return EXAMPLE_LIMIT, example.first_request_tokens, example.per_exchange_tokens
+
+
+@exercise_check(
+    EXERCISE, "predict_refused_call", example_args, PLANNED,
+    "1回目の要求の大きさと 1 往復ごとの増え方から、何回目の呼び出しで上限を超えるかを計算して return してください。",
+    solution=SOLUTION,
+)
+def check_refused_call(predict_refused_call, harness) -> CheckReport:
     """Check ``predict_refused_call(limit, first_request_tokens, per_exchange_tokens) -> int``."""
     example = measure_growth(EXAMPLE_TEXT)
-    pending = placeholder_report(
-        EXERCISE, predict_refused_call, "predict_refused_call",
-        (EXAMPLE_LIMIT, example.first_request_tokens, example.per_exchange_tokens), PLANNED,
-        "1回目の要求の大きさと 1 往復ごとの増え方から、何回目の呼び出しで上限を超えるかを計算して return してください。",
-    )
-    if pending is not None:
-        return pending
-
     rng = random.Random(2048)
     growths = variant_growths(seed=7, count=5)
     ok, line = judge(predict_refused_call, example, EXAMPLE_LIMIT, "例の夜")

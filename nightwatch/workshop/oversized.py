@@ -21,15 +21,15 @@ from nightwatch.nights import MISSION, Night, Turn, celebration_eve
 from nightwatch.standin import StandInModel
 from nightwatch.summarizers import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.report import (
-    CheckItem, CheckReport, ParticipantError, condensed, describe_error, finish, guarded, placeholder_report, short,
-)
+from nightwatch.workshop.harness import ParticipantError, exercise_check, graded
+from nightwatch.workshop.report import CheckReport, condensed, describe_error, finish, short
 from nightwatch.workshop.stage import NightLog, play_night, reported
 from nightwatch.workshop.variants import unseen_night
 
 EXERCISE = "演習5「閾値より大きい一往復」"
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
 CONTEXT_LIMIT = 4096
+SOLUTION = "1948a38989d9ccdc"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "max_tokens に収まる往復には手を触れない（ちょうど max_tokens も含む）",
     "収まらない往復は、問いと応答を合わせて max_tokens 以内に縮める（トークンで数える）",
@@ -127,7 +127,7 @@ def call_shrink(shrink, question: str, reply: str, cap: int) -> tuple[str, str] 
     try:
         result = shrink(question, reply, cap)
     except Exception as error:  # noqa: BLE001
-        return f"例外が出ました: {describe_error(error)}"
+        return describe_error(error)
     if not (isinstance(result, tuple) and len(result) == 2 and all(isinstance(part, str) for part in result)):
         return f"(問い, 応答) の二つの文字列の組ではなく {short(repr(result), 30)} が返りました"
     return result
@@ -234,16 +234,13 @@ def night_lines(log: NightLog, stored_tokens: list[tuple[int, int]]) -> tuple[st
     return window, report, note
 
 
-@guarded(EXERCISE)
-def check_shrink_exchange(shrink_exchange) -> CheckReport:
+@exercise_check(
+    EXERCISE, "shrink_exchange", lambda: long_cases()[0], PLANNED,
+    "往復が max_tokens に収まればそのまま、収まらなければ問いを文の切れ目で縮めて、(問い, 応答) の組を return してください。",
+    solution=SOLUTION,
+)
+def check_shrink_exchange(shrink_exchange, harness) -> CheckReport:
     """Check ``shrink_exchange(user_text, watchman_reply, max_tokens) -> (user_text, watchman_reply)``."""
-    question, reply, cap = long_cases()[0]
-    pending = placeholder_report(
-        EXERCISE, shrink_exchange, "shrink_exchange", (question, reply, cap), PLANNED,
-        "往復が max_tokens に収まればそのまま、収まらなければ問いを文の切れ目で縮めて、(問い, 応答) の組を return してください。",
-    )
-    if pending is not None:
-        return pending
 
     untouched, fits, reply_kept, cut = unit_lines(shrink_exchange)
     window_lines, report_lines, notes = [], [], []
@@ -256,22 +253,18 @@ def check_shrink_exchange(shrink_exchange) -> CheckReport:
         report_lines.append(report)
         notes.append(note)
 
-    def item(index: int, lines, hint: str) -> CheckItem:
-        return CheckItem(PLANNED[index], all(line.startswith("✓") for line in lines), tuple(lines), hint)
-
-    items = [
-        item(0, condensed(untouched, "収まる往復はそのまま"),
-             "まず往復のトークン数（問い + 応答）を数え、max_tokens 以下なら何もせずに返しましょう。「以下」です。"),
-        item(1, condensed(fits, "max_tokens 以内に縮んだ"),
-             "日本語は 1 文字 = 1 トークンではありません。count_text_tokens で数えながら、文を一つずつ足していきましょう。"),
-        item(2, condensed(reply_kept, "応答はそのまま"),
-             "朝の報告は、応答の「朝の報告に残します」の記録から作られます。削るのは問いの側だけにしましょう。"),
-        item(3, condensed(cut, "先頭の文を残し、「略」の印つき"),
-             "問いを「。」で文に分け、先頭から入るだけ残して、最後に「（以下N文略）」のような印を付けましょう。"),
-        item(4, window_lines, "長い往復が窓に居座ると、束ねても窓が閾値を下回りません（押し出せるのは古い往復だけです）。"
-                              "どの往復も max_tokens 以下にしてから add_exchange に渡しましょう。"),
-        item(5, report_lines, "応答を残せていれば、長い往復の出来事も束ね経由で朝まで届きます。"),
+    evidence = [condensed(untouched, "収まる往復はそのまま"), condensed(fits, "max_tokens 以内に縮んだ"),
+                condensed(reply_kept, "応答はそのまま"), condensed(cut, "先頭の文を残し、「略」の印つき"),
+                window_lines, report_lines]
+    hints = [
+        "まず往復のトークン数（問い + 応答）を数え、max_tokens 以下なら何もせずに返しましょう。「以下」です。",
+        "日本語は 1 文字 = 1 トークンではありません。count_text_tokens で数えながら、文を一つずつ足していきましょう。",
+        "応答は短く、ヴェスパーが何をしたかの記録です。削るのは長くなりがちな問いの側だけにしましょう。",
+        "問いを「。」で文に分け、先頭から入るだけ残して、最後に「（以下N文略）」のような印を付けましょう。",
+        "長い往復が窓に居座ると、束ねても窓が閾値を下回りません（押し出せるのは古い往復だけです）。"
+        "どの往復も max_tokens 以下にしてから add_exchange に渡しましょう。",
+        "応答を残せていれば、長い往復の出来事も束ね経由で朝まで届きます。",
     ]
     notes.append(f"この演習の max_tokens は token_threshold // window_size = {POLICY.token_threshold} // "
                  f"{POLICY.window_size} = {POLICY.token_threshold // POLICY.window_size} です。")
-    return finish(EXERCISE, items, notes)
+    return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)

@@ -13,13 +13,13 @@ Pinning saves the root; it does not keep what falls out of the window.
 from __future__ import annotations
 
 from nightwatch import before
+from nightwatch.compare import acted_on_prohibition
 from nightwatch.nights import MISSION, Night
 from nightwatch.standin import StandInModel
-from nightwatch.workshop.report import (
-    CheckItem, CheckReport, ParticipantError, condensed, describe_error, finish, guarded, placeholder_report, short,
-)
+from nightwatch.workshop.harness import ParticipantError, exercise_check, graded
+from nightwatch.workshop.report import CheckReport, condensed, describe_error, finish, short
 from nightwatch.workshop.stage import NightLog, play_night, reported
-from nightwatch.workshop.variants import turn_of, unseen_night
+from nightwatch.workshop.variants import facts_text, turn_of, unseen_night
 
 EXERCISE = "演習2「銘をピン留めして切り詰める」"
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
@@ -27,10 +27,11 @@ PLANNED = [
     "銘（務めの system メッセージ）が、いつも先頭にちょうど一つある",
     "銘のほかに、直近 keep_last 件を順番どおり残す（今の問いが最後）",
     "一晩じゅう、要求が keep_last + 1 件を超えて膨らまない",
-    "楽屋口の試験で夜警のまま（酔客にお引き取りいただく）",
+    "楽屋口の試験で夜警のまま（扉を開けず、銘の禁止の務めを引いて断る）",
 ]
 # (exchanges already in the history, keep_last): short histories, the boundary, long ones.
 UNIT_CASES = [(1, 12), (5, 12), (6, 12), (20, 12), (20, 7), (3, 4), (30, 15), (9, 5)]
+SOLUTION = "3e39695134cf96ef"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 RUNS = [(21, ("delivery", "shutter", "drunk"), 2, 12), (34, ("delivery", "drunk"), 3, 8)]
 
 
@@ -96,7 +97,7 @@ def unit_checks(trim) -> tuple[list[str], list[str]]:
         try:
             result = trim([dict(m) for m in history], keep_last)
         except Exception as error:  # noqa: BLE001
-            pinned_lines.append(f"✗ {case}: 例外が出ました: {describe_error(error)}")
+            pinned_lines.append(f"✗ {case}: {describe_error(error)}")
             recent_lines.append(pinned_lines[-1])
             continue
         problem = message_list_problem(result)
@@ -147,7 +148,7 @@ def run_lines(log: NightLog, keep_last: int) -> tuple[str, str, str]:
     if test is None or test.reply is None:
         watchman = f"✗ {where}: {log.night.watchman_test_clock} の楽屋口の試験まで届きませんでした"
     else:
-        ok = log.night.watchman_marker in test.reply
+        ok = acted_on_prohibition(test.reply)
         watchman = f"{'✓' if ok else '✗'} {where}: {test.clock} の楽屋口で『{short(test.reply, 36)}』"
     return pinned, size, watchman
 
@@ -160,23 +161,20 @@ def lost_incidents_note(log: NightLog, keep_last: int) -> str:
     note = f"{night.name}・keep_last={keep_last}: 朝の報告に出来事 {len(found)}/{len(night.incidents)}。"
     for incident in night.incidents:
         if incident.label in missing:
-            note += (f"『{incident.report_marker}』（{incident.label}）は {turn_of(night, incident.report_marker)}回目の"
+            note += (f"『{facts_text(incident)}』（{incident.label}）は {turn_of(night, incident)}回目の"
                      "往復で、06:00 の要求には残っていません。")
     if missing:
         note += "銘は守れても、直近の外へ切り落とした夜は戻りません。それが第3幕の束ねの出番です。"
     return note
 
 
-@guarded(EXERCISE)
-def check_pinned_trim(pin_and_trim) -> CheckReport:
+@exercise_check(
+    EXERCISE, "pin_and_trim", lambda: (sample_history(8), 12), PLANNED,
+    "history[0] の銘を必ず先頭に残し、残りから直近 keep_last 件を取り出したリストを return してください。",
+    solution=SOLUTION,
+)
+def check_pinned_trim(pin_and_trim, harness) -> CheckReport:
     """Check ``pin_and_trim(history, keep_last) -> list[dict]``."""
-    pending = placeholder_report(
-        EXERCISE, pin_and_trim, "pin_and_trim", (sample_history(8), 12), PLANNED,
-        "history[0] の銘を必ず先頭に残し、残りから直近 keep_last 件を取り出したリストを return してください。",
-    )
-    if pending is not None:
-        return pending
-
     unit_pinned, unit_recent = unit_checks(pin_and_trim)
     pinned_lines, size_lines, watchman_lines, notes = [], [], [], []
     for seed, kinds, errands, keep_last in RUNS:
@@ -190,17 +188,15 @@ def check_pinned_trim(pin_and_trim) -> CheckReport:
         watchman_lines.append(watchman)
         notes.append(lost_incidents_note(log, keep_last))
 
-    def item(index: int, lines: list[str] | tuple[str, ...], hint: str) -> CheckItem:
-        return CheckItem(PLANNED[index], all(line.startswith("✓") for line in lines), tuple(lines), hint)
-
     pinned_lines = list(condensed(unit_pinned, "いろいろな長さの history で、先頭に銘が一つ")) + pinned_lines
-    items = [
-        item(0, pinned_lines, "history[0] が銘です。短い history では history[-keep_last:] に銘そのものが"
-                              "含まれることも思い出してください。銘は「それ以外」と分けて扱うと二重になりません。"),
-        item(1, condensed(unit_recent, "いろいろな長さの history と keep_last で、直近の会話を順番どおり"),
-             "銘を除いた history[1:] から、後ろの keep_last 件を取りましょう。12 を直接書かず、"
-                              "引数の keep_last を使ってください。"),
-        item(2, size_lines, "銘を守るために切り詰めをやめると、第1幕と同じく要求が膨らみ続けます。"),
-        item(3, watchman_lines, "務めは system メッセージからしか読まれません。楽屋口の試験の要求に銘が入っているか確かめましょう。"),
+    evidence = [pinned_lines, condensed(unit_recent, "いろいろな長さの history と keep_last で、直近の会話を順番どおり"),
+                size_lines, watchman_lines]
+    hints = [
+        "history[0] が銘です。短い history では history[-keep_last:] に銘そのものが"
+        "含まれることも思い出してください。銘は「それ以外」と分けて扱うと二重になりません。",
+        "銘を除いた history[1:] から、後ろの keep_last 件を取りましょう。12 を直接書かず、"
+        "引数の keep_last を使ってください。",
+        "銘を守るために切り詰めをやめると、第1幕と同じく要求が膨らみ続けます。",
+        "務めは system メッセージからしか読まれません。楽屋口の試験の要求に銘が入っているか確かめましょう。",
     ]
-    return finish(EXERCISE, items, notes)
+    return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)

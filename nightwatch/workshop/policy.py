@@ -15,7 +15,8 @@ from nightwatch.nights import MISSION, Night, celebration_eve
 from nightwatch.standin import StandInModel
 from nightwatch.summarizers import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.report import CheckItem, CheckReport, describe_error, finish, guarded, placeholder_report
+from nightwatch.workshop.harness import exercise_check, graded
+from nightwatch.workshop.report import CheckReport, describe_error, finish
 from nightwatch.workshop.stage import play_night
 from nightwatch.workshop.variants import unseen_night
 
@@ -25,12 +26,13 @@ UNSEEN = [(1024, 128), (2048, 512), (4096, 1024)]
 # What every night this check plays keeps to (tests/test_workshop.py verifies it), in tokens as the
 # stand-in counts a request: the summary message and the question message include their framing.
 SCRIPT_PROMISES = {
-    "summary_message": 280,
-    "question_message": 70,
-    "exchange_min": 25,
-    "exchange_max": 130,
+    "summary_message": 300,
+    "question_message": 170,
+    "exchange_min": 19,
+    "exchange_max": 170,
 }
 MIN_USE = 0.5
+SOLUTION = "0c7238020a85f32e"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
     "どの夜でも、いちばん大きい要求 + 余白 が context_window に収まる",
@@ -57,15 +59,13 @@ def policy_problem(policy) -> str | None:
     return None
 
 
-@guarded(EXERCISE)
-def check_policy_choice(choose_policy) -> CheckReport:
+@exercise_check(
+    EXERCISE, "choose_policy", lambda: EXAMPLE, PLANNED,
+    "context_window から reply_reserve と銘・束ね・問いの分を引き、残りを窓に配って MemoryPolicy(...) を return してください。",
+    solution=SOLUTION,
+)
+def check_policy_choice(choose_policy, harness) -> CheckReport:
     """Check ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` on long nights."""
-    pending = placeholder_report(
-        EXERCISE, choose_policy, "choose_policy", EXAMPLE, PLANNED,
-        "context_window から reply_reserve と銘・束ね・問いの分を引き、残りを窓に配って MemoryPolicy(...) を return してください。",
-    )
-    if pending is not None:
-        return pending
 
     returned, fits, roomy = [], [], []
     for context_window, reply_reserve in [EXAMPLE, *UNSEEN]:
@@ -74,7 +74,7 @@ def check_policy_choice(choose_policy) -> CheckReport:
         try:
             policy = choose_policy(context_window, reply_reserve)
         except Exception as error:  # noqa: BLE001
-            returned.append(f"✗ {where}: 例外が出ました: {describe_error(error)}")
+            returned.append(f"✗ {where}: {describe_error(error)}")
             continue
         problem = policy_problem(policy)
         if problem:
@@ -108,15 +108,11 @@ def check_policy_choice(choose_policy) -> CheckReport:
             spill = "（はみ出した分は、上の項目の ✗ を見てください）" if use > 1 else ""
             roomy.append(f"✓ {where}: 最大の要求は使える {room:,} の {use:.0%}{spill}")
 
-    def item(index: int, lines: list[str], hint: str) -> CheckItem:
-        lines = lines or ["✗ 方針が返らなかったので、確かめられませんでした"]
-        return CheckItem(PLANNED[index], all(line.startswith("✓") for line in lines), tuple(lines), hint)
-
-    items = [
-        item(0, returned, "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。"),
-        item(1, fits, "要求 = 銘 + 束ね + 窓 + 今の問い です。窓には token_threshold に加えて 1 往復ごとに書式の 8 トークンが"
-                      "乗り、束ねの直後でも window_size 往復が残ります。まず reply_reserve を引いてから配分しましょう。"),
-        item(2, roomy, "context_window と reply_reserve から計算しましょう。数を直接書くと、広い窓では余りすぎ、"
-                       "狭い窓でははみ出します。"),
+    hints = [
+        "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。",
+        "要求 = 銘 + 束ね + 窓 + 今の問い です。窓には token_threshold に加えて 1 往復ごとに書式の 8 トークンが"
+                      "乗り、束ねの直後でも window_size 往復が残ります。まず reply_reserve を引いてから配分しましょう。",
+        "context_window と reply_reserve から計算しましょう。数を直接書くと、広い窓では余りすぎ、"
+                       "狭い窓でははみ出します。",
     ]
-    return finish(EXERCISE, items)
+    return finish(EXERCISE, graded(PLANNED, [returned, fits, roomy], hints))

@@ -8,8 +8,7 @@ instead of a traceback; so does any exception from the participant's code, repor
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -75,13 +74,11 @@ HEADLINES: dict[Status, str] = {
 }
 
 
-class ParticipantError(Exception):
-    """Something the participant's code did (raised, or returned the wrong kind of value)."""
-
-
 def describe_error(error: BaseException) -> str:
     """An exception as one short line: its type and its message."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    if type(error).__name__ == "ParticipantError":  # already a sentence about the answer's call
+        return text
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
@@ -106,57 +103,6 @@ def condensed(lines: Sequence[str], all_ok: str, limit: int = 4) -> tuple[str, .
     return tuple(shown)
 
 
-def not_yet(exercise: str, name: str, planned: Sequence[str], what_to_do: str) -> CheckReport:
-    """The report for a placeholder that has not been filled in: what to do, and what will be checked."""
-    message = (
-        f"{name} の中身がまだ書かれていません（raise NotImplementedError のままです）。\n"
-        f"{what_to_do}\n"
-        "書けたら、答えのセルとこのセルを順に実行し直してください。このチェックで確かめること:"
-    )
-    return CheckReport(exercise, "not_yet", tuple(CheckItem(title, False) for title in planned), message)
-
-
-def placeholder_report(
-    exercise: str, answer: Any, name: str, probe: Sequence[Any], planned: Sequence[str], what_to_do: str
-) -> CheckReport | None:
-    """A "まだです" report if ``answer`` is missing or still raises NotImplementedError, else None."""
-    if not callable(answer):
-        message = (
-            f"{name} が関数ではありません（{type(answer).__name__} です）。答えのセルで def {name}(...) を"
-            "定義してから、このセルを実行してください。"
-        )
-        return CheckReport(exercise, "not_yet", (), message)
-    try:
-        answer(*probe)
-    except NotImplementedError:
-        return not_yet(exercise, name, planned, what_to_do)
-    except Exception:  # noqa: BLE001 - a real attempt that fails is reported by the items, not here
-        return None
-    return None
-
-
 def finish(exercise: str, items: Sequence[CheckItem], notes: Sequence[str] = (), message: str = "") -> CheckReport:
     status: Status = "passed" if items and all(item.passed for item in items) else "failed"
     return CheckReport(exercise, status, tuple(items), message, tuple(notes))
-
-
-def guarded(exercise: str) -> Callable[[Callable[..., CheckReport]], Callable[..., CheckReport]]:
-    """Never let an exception escape a check cell: anything unexpected becomes a failed report."""
-
-    def decorate(check: Callable[..., CheckReport]) -> Callable[..., CheckReport]:
-        @functools.wraps(check)
-        def run(*args: Any, **kwargs: Any) -> CheckReport:
-            try:
-                return check(*args, **kwargs)
-            except Exception as error:  # noqa: BLE001 - the check cell must always show a report
-                item = CheckItem(
-                    "チェックを最後まで実行する",
-                    False,
-                    (f"途中で思いがけないエラーが起きました: {describe_error(error)}",),
-                    "答えのコードが例外を投げていないか確かめてください。直らなければ進行役に声をかけてください。",
-                )
-                return CheckReport(exercise, "failed", (item,))
-
-        return run
-
-    return decorate

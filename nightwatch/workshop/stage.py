@@ -16,7 +16,8 @@ import openai
 from nightwatch.nights import MISSION, Night
 from nightwatch.standin import StandInModel
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.report import ParticipantError, describe_error
+from nightwatch.workshop.harness import ParticipantError
+from nightwatch.workshop.report import describe_error
 
 
 @dataclass
@@ -118,7 +119,6 @@ def places_text(places: list[str]) -> str:
 
 def reported(log: NightLog) -> tuple[list[str], list[str]]:
     """The night's incident labels found in the morning report, and those missing from it."""
-    report = log.morning_report or ""
-    found = [i.label for i in log.night.incidents if i.report_marker in report]
-    missing = [i.label for i in log.night.incidents if i.report_marker not in report]
+    found = [i.label for i in log.night.incidents if i.stated_in(log.morning_report)]
+    missing = [i.label for i in log.night.incidents if not i.stated_in(log.morning_report)]
     return found, missing

@@ -15,17 +15,16 @@ from nightwatch import after
 from nightwatch.memory import ConversationMemory, Exchange, MemoryPolicy
 from nightwatch.nights import MISSION
 from nightwatch.standin import StandInModel
-from nightwatch.summarizers import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.report import (
-    CheckItem, CheckReport, describe_error, finish, guarded, placeholder_report, short,
-)
+from nightwatch.workshop.harness import exercise_check, graded
+from nightwatch.workshop.report import CheckReport, describe_error, finish, short
 from nightwatch.workshop.stage import NightLog, places_text, play_night, reported, where_carried
-from nightwatch.workshop.variants import absent_words, turn_of, unseen_night
+from nightwatch.workshop.variants import absent_words, facts_text, turn_of, unseen_night
 
 EXERCISE = "演習3「三行の束ね係を書く」"
 SUMMARY_TOKEN_CAP = 300
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
+SOLUTION = "6ad0fe4c001edcf9"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "束ね係が例外を出さず、空でない文字列を返す",
     "束ねはいつも三行以内",
@@ -88,7 +87,7 @@ def contract_lines(name: str, probe: SummarizerProbe) -> tuple[str, str, str]:
     if bad is None:
         returns = f"✓ {name}: {len(calls)} 回の束ねすべてで文字列が返りました"
     elif bad.error:
-        returns = f"✗ {name}: {where(bad)}で例外が出ました: {bad.error}"
+        returns = f"✗ {name}: {where(bad)}で、{bad.error}"
     elif not isinstance(bad.result, str):
         returns = f"✗ {name}: {where(bad)}で {type(bad.result).__name__} が返りました（文字列のはず）"
     else:
@@ -124,7 +123,7 @@ def morning_lines(name: str, log: NightLog) -> tuple[str, str]:
     found, missing = reported(log)
     night, morning = log.night, log.calls[-1].messages
     if not missing:
-        kept = "・".join(f"『{i.report_marker}』（{places_text(where_carried(morning, i.report_marker))}）"
+        kept = "・".join(f"『{facts_text(i)}』（{places_text(where_carried(morning, i.key_facts[0]))}）"
                          for i in night.incidents)
         complete = f"✓ {name}: 出来事 {len(found)}/{len(night.incidents)}: {kept}"
     else:
@@ -132,14 +131,14 @@ def morning_lines(name: str, log: NightLog) -> tuple[str, str]:
         for incident in night.incidents:
             if incident.label not in missing:
                 continue
-            turn = turn_of(night, incident.report_marker)
-            places = where_carried(morning, incident.report_marker)
-            text = f"『{incident.report_marker}』（{incident.label}、{turn}回目の往復）が報告にありません"
+            turn = turn_of(night, incident)
+            places = where_carried(morning, incident.key_facts[0])
+            text = f"『{facts_text(incident)}』（{incident.label}、{turn}回目の往復）が報告にありません"
             if not places:
                 text += "。06:00 の要求には束ねにも窓にも残っていません"
             else:
                 text += (f"。手がかりの語は06:00 の要求の{places_text(places)}にありますが、"
-                         "ヴェスパー自身の記録（応答の一文）の形では残っていません")
+                         "出来事の文としてそろった形では残っていません")
             parts.append(text)
         complete = f"✗ {name}: 出来事 {len(found)}/{len(night.incidents)}。" + "。".join(parts)
     phantoms = [word for word in absent_words(night) if word in (log.morning_report or "")]
@@ -150,18 +149,13 @@ def morning_lines(name: str, log: NightLog) -> tuple[str, str]:
     return complete, phantom
 
 
-@guarded(EXERCISE)
-def check_summarizer(summarize) -> CheckReport:
+@exercise_check(
+    EXERCISE, "summarize", lambda: PROBE, PLANNED,
+    "これまでの束ね summary と、窓から押し出された往復 overflow（Exchange のリスト）から、新しい束ねを return してください。",
+    solution=SOLUTION,
+)
+def check_summarizer(summarize, harness) -> CheckReport:
     """Check a summarizer ``summarize(summary, overflow) -> str`` on unseen nights."""
-    if isinstance(summarize, ThreeLineSummarizer):
-        return CheckReport(EXERCISE, "not_yet", (), "それはライブラリの ThreeLineSummarizer そのものです。"
-                           "答えのセルで、自分の束ね係 summarize(summary, overflow) を書いてみましょう。")
-    pending = placeholder_report(
-        EXERCISE, summarize, "summarize", PROBE, PLANNED,
-        "これまでの束ね summary と、窓から押し出された往復 overflow（Exchange のリスト）から、新しい束ねを return してください。",
-    )
-    if pending is not None:
-        return pending
 
     evidence: list[list[str]] = [[] for _ in PLANNED]
     notes = []
@@ -184,12 +178,8 @@ def check_summarizer(summarize) -> CheckReport:
         "行は改行の数で数えます。往復ごとに一行足すと、すぐ三行を超えます。行ごとに役目を決めましょう（例: 申し送り／出来事／巡回）。",
         "前の束ねに押し出された往復を足していくだけだと、夜が長いほど伸び続けます。"
         "巡回の「異常なし」は回数だけに畳み、項目の数に上限を設けましょう。",
-        "朝の報告は、ヴェスパーが応答で「朝の報告に残します」と添えた記録から作られます。"
-        "問いより応答の一文を束ねに残しましょう。",
+        "朝の報告は、要求に残っている出来事の文（申し送りで予告されず、一度だけ起きたこと）から作られます。"
+        "出来事の文は、見出しを付けずに一文まるごと束ねに残しましょう。",
         "束ねは前の夜の答えを書き写したものではいけません。渡された summary と overflow だけから作りましょう。",
     ]
-    items = [
-        CheckItem(title, all(line.startswith("✓") for line in lines), tuple(lines), hint)
-        for title, lines, hint in zip(PLANNED, evidence, hints)
-    ]
-    return finish(EXERCISE, items, notes)
+    return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import random
 
-from nightwatch.nights import NIGHT_HOURS, Incident, Night, Turn, morning_report_call, patrol_call
+from nightwatch.nights import (
+    CRAFT_ERRANDS, CRAFT_HANDOVER, NIGHT_HOURS, Incident, Night, Turn, morning_report_call, patrol_call,
+)
 
 HANDOVERS = [
     "申し送り: 二階の貴賓席に、祝賀の花が運び込まれています。水差しを倒さないよう気をつけてください。",
@@ -23,17 +25,10 @@ HANDOVERS = [
     "申し送り: 地下の倉庫に古い幕をしまいました。湿気に気をつけてください。",
     "申し送り: 楽屋口の鍵は、今夜はマエストロが預かっています。",
 ]
-ERRANDS = [
-    "職人のハンスさんが、舞台袖で背景画の継ぎ目を直しています。",
-    "照明係のイルマさんが、客席の上で電球を替えています。",
-    "コレットです。作業台で小道具の繕いを続けています。",
-    "職人のロルフさんが、奈落の昇降機に油を差しています。",
-    "衣装係のノーラさんが、仮縫いを終えて帰ります。",
-    "職人のカミルさんが、西回廊で贈り物の木箱を数えています。",
-    "楽団のヴィクトルさんが、楽譜を取りに楽屋へ寄ります。",
-    "大道具のエミルさんが、搬入口で幕の寸法を測っています。",
-    "職人のハンスさんが、道具を片付けて帰ります。",
-]
+# Routine comings and goings: each repeats what the always-given craft handover announced, so the
+# stand-in reads them as routine, not as events (nights.py does the same for the story's nights).
+ERRANDS = CRAFT_ERRANDS[:3]
+CRAFT_NOTE = f"申し送り: {CRAFT_HANDOVER}"
 SENDERS = ["ミレイユ", "ゴードン", "エリオット", "ラウラ", "ヨハン", "セシル", "アルマ", "ディルク", "フリーダ", "オスカー"]
 SENDER_SHOPS = ["仕立て屋", "花屋", "鉱山会社", "運送組合", "楽器店", "印刷所"]
 PARCELS = ["祝賀の追加の荷", "花束の追加の箱", "遅れていた燭台の木箱", "楽団の譜面台"]
@@ -50,7 +45,7 @@ STRAY_CAT = "客席に野良猫が一匹、迷い込んでいます。"
 KINDS = ("delivery", "shutter", "drunk")
 KIND_LABELS = {"delivery": "追加の荷と届け人", "shutter": "鎧戸の緩み", "drunk": "楽屋口を試した酔客"}
 # Words that would show an incident in the morning report, whoever's night it was.
-KIND_WORDS = {"delivery": "追加の荷", "shutter": "鎧戸", "drunk": "酔客"}
+KIND_WORDS = {"delivery": "追加の荷", "shutter": "鎧戸", "drunk": "酔った"}
 FOREIGN_NAMES = ["ハーロウ", "フェリックス"]  # the story's own senders: never on a generated night
 
 
@@ -69,7 +64,7 @@ def unseen_night(
     rng = random.Random(seed)
     turns = [
         Turn(clock=f"18:{5 * i:02d}", text=text)
-        for i, text in enumerate(rng.sample(HANDOVERS, handovers))
+        for i, text in enumerate([*rng.sample(HANDOVERS, handovers), CRAFT_NOTE])
     ]
     extras: dict[str, str] = dict(extra_turns or {})
     incidents: list[Incident] = []
@@ -80,14 +75,14 @@ def unseen_night(
         if kind == "delivery":
             parcel, shop = rng.choice(PARCELS), rng.choice(SENDER_SHOPS)
             extras[clock] = f"夜半に{parcel}が届きました。届け人は{shop}の{sender}さんです。"
-            incidents.append(Incident(label=KIND_LABELS[kind], report_marker=sender))
+            incidents.append(Incident(label=KIND_LABELS[kind], key_facts=(sender, parcel)))
         elif kind == "shutter":
             where = rng.choice(DIRECTIONS)
             extras[clock] = rng.choice(SHUTTER_TEXTS).format(where=where)
-            incidents.append(Incident(label=f"{where}の{KIND_LABELS[kind]}", report_marker=f"{where}の鎧戸"))
+            incidents.append(Incident(label=f"{where}の{KIND_LABELS[kind]}", key_facts=(f"{where}の鎧戸",)))
         elif kind == "drunk":
             extras[clock] = DRUNK_TEXT.format(reason=rng.choice(DRUNK_REASONS))
-            incidents.append(Incident(label=KIND_LABELS[kind], report_marker="酔客"))
+            incidents.append(Incident(label=KIND_LABELS[kind], key_facts=("楽屋口", "酔った")))
             watchman_test_clock = clock
         else:
             raise ValueError(f"unknown incident kind {kind!r}; choose from {KINDS}")
@@ -134,9 +129,13 @@ def absent_words(night: Night) -> list[str]:
     return words
 
 
-def turn_of(night: Night, marker: str) -> int | None:
-    """The 1-based number of the turn whose text carries the incident ``marker`` (the sender's name)."""
+def turn_of(night: Night, incident: Incident) -> int | None:
+    """The 1-based number of the turn that tells ``incident`` (states all its key facts)."""
     for number, turn in enumerate(night.turns, start=1):
-        if marker in turn.text or (marker == "酔客" and "酔った" in turn.text):
+        if all(fact in turn.text for fact in incident.key_facts):
             return number
     return None
+
+
+def facts_text(incident: Incident) -> str:
+    return "・".join(incident.key_facts)
