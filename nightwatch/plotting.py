@@ -58,7 +58,7 @@ def setup_notebook() -> None:
     )
     pd.set_option("display.width", 120)
     pd.set_option("display.max_columns", 20)
-    pd.set_option("display.max_colwidth", 60)
+    pd.set_option("display.max_colwidth", 100)
     # Japanese characters are two columns wide in a terminal and in text output; without this,
     # pandas counts them as one and the columns of a printed table drift apart.
     pd.set_option("display.unicode.east_asian_width", True)
