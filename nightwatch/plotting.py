@@ -7,6 +7,8 @@ each design change it:
   context limit (``plot_request_stacks``);
 - the messages of one request laid end to end, e.g. just before and just after a compaction
   (``plot_request_blocks``);
+- where each answer came from: which tiers of its request the reply drew on, read from the
+  stand-in's grounding trace (``plot_grounding``);
 - the tokens sent so far, per design (``plot_cumulative_tokens``).
 
 A message's tier is read from its position and role alone, exactly as a model would see it: the
@@ -23,6 +25,7 @@ on every machine with no system font installed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -40,6 +43,15 @@ TIER_LABELS = {"mission": "銘（務めの命令）", "summary": "束ね（要�
 TIER_COLORS = {"mission": "#f4d03f", "summary": "#5dade2", "window": "#58d68d", "question": "#ec7063"}
 
 Message = Mapping[str, str]
+
+
+class Grounded(Protocol):
+    """A recorded request with its grounding trace (``nightwatch.standin.RecordedRequest``)."""
+
+    messages: list[dict[str, str]]
+    grounding: tuple
+
+
 
 
 def setup_notebook() -> None:
@@ -192,3 +204,34 @@ def plot_cumulative_tokens(ax: plt.Axes, sent: Mapping[str, Sequence[int]], colo
     if title:
         ax.set_title(title)
     ax.legend(loc="upper left", fontsize=8)
+
+
+def grounding_tiers(request: Grounded) -> set[str]:
+    """The tiers (mission / summary / window / question) of the messages the reply drew on."""
+    tiers = message_tiers(request.messages)
+    return {tiers[source.index] for source in request.grounding if 0 <= source.index < len(tiers)}
+
+
+def plot_grounding(ax: plt.Axes, requests: Sequence[Grounded], labels: Sequence[str] | None = None,
+                   title: str | None = None) -> pd.DataFrame:
+    """Where each answer came from: one column per call, a dot in each tier the reply drew on.
+
+    ``labels`` (e.g. the clock of each call) replace the call numbers under the chosen columns."""
+    drawn = pd.DataFrame([{tier: tier in grounding_tiers(request) for tier in TIERS} for request in requests],
+                         index=pd.RangeIndex(1, len(requests) + 1, name="呼び出し"))
+    rows = list(reversed(TIERS))  # mission on top, as in the request
+    for row, tier in enumerate(rows):
+        calls = drawn.index[drawn[tier]]
+        ax.scatter(calls, [row] * len(calls), s=60, marker="s", color=TIER_COLORS[tier], edgecolor="#34495e",
+                   linewidth=0.5, zorder=3)
+    ax.set_yticks(range(len(rows)), [TIER_LABELS[tier] for tier in rows])
+    ax.set_ylim(-0.6, len(rows) - 0.4)
+    ax.set_xlim(0.3, len(requests) + 0.7)
+    ax.set_xlabel("呼び出し（何回目）")
+    if labels is not None:
+        ticks = [call for call, label in zip(drawn.index, labels) if label]
+        ax.set_xticks(ticks, [label for label in labels if label], rotation=45, fontsize=8)
+    ax.grid(axis="y", visible=False)
+    if title:
+        ax.set_title(title)
+    return drawn
