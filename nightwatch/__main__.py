@@ -29,13 +29,16 @@ def compare(context_limit: int) -> None:
         watchman_at_test=table["watchman_at_test"].map({True: "夜警のまま", False: "夜警でない"}),
         incidents=table["incidents_reported"].astype(str) + "/" + table["incidents_total"].astype(str),
     )
-    columns = {
-        "survived": "夜明けまで", "watchman_at_test": "04:00前の楽屋口", "incidents": "朝の報告",
-        "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し",
+    columns = {  # the same labels as notebook 04's comparison table
+        "survived": "夜明けまで", "watchman_at_test": f"{night.watchman_test_clock}の楽屋口", "incidents": "朝の報告",
+        "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し回数",
     }
     if choice.live:
         columns["count_gap"] = "数え方の差（最大）"
-    print(shown[list(columns)].rename(columns=columns).to_string())
+    import pandas as pd
+
+    with pd.option_context("display.unicode.east_asian_width", True):  # wide characters take two columns
+        print(shown[list(columns)].rename(columns=columns).rename_axis("仕立て").to_string())
 
 
 def main(argv: list[str] | None = None) -> None:
