@@ -55,16 +55,16 @@ def compare(context_limit: int) -> None:
         largest_request=_sizes(table["largest_request"]),
         count_gap=_sizes(table["count_gap"]),
     )
-    columns = {
-        "survived": "夜明けまで", "watchman_at_test": "04:00前の楽屋口", "incidents": "朝の報告",
-        "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し",
+    columns = {  # the same labels as notebook 04's comparison table
+        "survived": "夜明けまで", "watchman_at_test": f"{night.watchman_test_clock}の楽屋口", "incidents": "朝の報告",
+        "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し回数",
     }
     if choice.live:
         columns["count_gap"] = "数え方の差（最大）"
     stops = shown["stopped_by"]
     # Pandas counts a full-width character as one column unless told otherwise; the headers are Japanese.
     with pd.option_context("display.unicode.east_asian_width", True):
-        print(shown[list(columns)].rename(columns=columns).to_string())
+        print(shown[list(columns)].rename(columns=columns).rename_axis("仕立て").to_string())
     for design, stop in stops.items():
         if stop:
             print(f"{design} を止めたエラー: {stop}")
