@@ -90,7 +90,10 @@ class SummaryTruncatedError(RuntimeError):
 
 
 GPT_4O_CONTEXT_WINDOW = 128_000
-CONTEXT_LIMIT_IN_ERROR = re.compile(r"maximum context length is (\d+) tokens")
+CONTEXT_LIMIT_IN_ERROR = re.compile(
+    r"(?:maximum context length is|exceed the configured limit of) (\d+) tokens"
+)
+"""The limit a ``context_length_exceeded`` refusal names, in the API's older and current wording."""
 CLIPPED_MARK = "（長いため一部を省略）"
 
 log = logging.getLogger(__name__)

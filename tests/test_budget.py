@@ -78,9 +78,14 @@ def test_the_memory_counts_a_request_exactly_as_the_stand_in_does():
 def test_an_oversized_exchange_is_evicted_early_to_keep_the_budget():
     memory = budget_memory(window_size=4, token_threshold=10_000, context_window=1200, reply_reserve=200)
     memory.add_exchange("申し送り: 祝賀の荷が西回廊へ届きます。", "申し送り、確かに承りました。")
-    memory.add_exchange("長い報告です。" + "荷の目録。" * 150, "承知いたしました。")
+    memory.add_exchange("長い報告です。" + "荷の目録。" * 200, "承知いたしました。")
     memory.add_exchange("（柱時計が鳴る）一時です。巡回をお願いします。", "一時、異常なし。")
     assert memory.compactions == []  # under the (high) threshold: only the budget can act
+    unfolded = [MISSION_MESSAGE] + [
+        {"role": role, "content": text}
+        for e in memory.window for role, text in (("user", e.user_text), ("assistant", e.watchman_reply))
+    ] + [{"role": "user", "content": "コレットです。"}]
+    assert count_message_tokens(unfolded) + 200 > 1200  # the premise: as they stand they do not fit
     messages = memory.build_messages("コレットです。")
     assert count_message_tokens(messages) + 200 <= 1200
     assert [e.user_text[:6] for e in memory.archive] == ["申し送り: ", "長い報告です"]

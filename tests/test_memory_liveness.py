@@ -17,7 +17,7 @@ from nightwatch.standin import StandInModel
 from nightwatch.summarizers import LLMSummarizer, ThreeLineSummarizer, concatenating_summarizer
 from nightwatch.tokens import count_message_tokens, count_text_tokens
 
-INVENTORY = "目録: " + "贈り物の荷、木箱ひとつ。" * 110  # one message that fills most of a request
+INVENTORY = "目録: " + "贈り物の荷、木箱ひとつ。" * 130  # one message that fills most of a request
 LATER_QUESTIONS = [turn.text for turn in celebration_eve().turns[:20]]
 
 
@@ -33,6 +33,10 @@ def test_an_exchange_that_fills_the_request_is_evicted_even_when_it_is_the_newes
     agent.run("申し送り: 祝賀の荷が西回廊へ届きます。")
     agent.memory.add_exchange(INVENTORY, "目録、確かにお預かりしました。")  # handed over in one message
     assert count_text_tokens(INVENTORY) > 2048 - 256 - 600
+    alone = count_message_tokens([{"role": "system", "content": MISSION}, {"role": "user", "content": INVENTORY},
+                                  {"role": "assistant", "content": "目録、確かにお預かりしました。"},
+                                  {"role": "user", "content": LATER_QUESTIONS[0]}])
+    assert alone + 256 > 2048  # the premise: even beside no summary, the next question cannot keep it
     for question in LATER_QUESTIONS:  # once 20 of 20 of these were refused
         agent.run(question)
     assert not any(request.refused for request in standin.requests)
