@@ -112,16 +112,18 @@ class LLMSummarizer:
       fit ``context_window``. A large overflow is folded in consecutive batches that each fit; a
       single exchange too long for any request is sent clipped (it stays whole in the archive). If
       the endpoint still refuses with ``context_length_exceeded``, the limit it names is adopted.
-    * A reply cut at ``max_tokens`` keeps the lines the model finished and drops the cut one, so a
-      long summary shrinks on the next fold instead of failing on every later one. Only a reply
-      with no finished line raises ``SummaryTruncatedError``; an empty one raises too.
+    * A reply cut at ``max_tokens`` keeps the lines the model finished and the finished sentences of
+      the cut one, so a long summary shrinks instead of failing on every later fold. Only a reply
+      with no finished sentence raises ``SummaryTruncatedError``; an empty one raises too.
+    * ``max_tokens`` defaults to 400: three lines of a whole night in Japanese run to about 300
+      tokens, and a reply limit below the summary the memory allows only forces cuts.
     """
 
     def __init__(
         self,
         client: openai.OpenAI,
         model: str = "gpt-4o",
-        max_tokens: int = 200,
+        max_tokens: int = 400,
         *,
         context_window: int = GPT_4O_CONTEXT_WINDOW,
         estimate_tokens: Callable[[str], int] = count_text_tokens,
@@ -195,18 +197,32 @@ class LLMSummarizer:
         choice = response.choices[0]
         text = (choice.message.content or "").strip()
         if choice.finish_reason == "length":
-            finished = text.rsplit("\n", 1)[0].strip() if "\n" in text else ""
+            finished = finished_part(text)
             if not finished:
                 raise SummaryTruncatedError(
-                    f"the summary was cut at max_tokens={self.max_tokens} before its first line ended"
+                    f"the summary was cut at max_tokens={self.max_tokens} before its first sentence ended"
                 )
             self.cut_replies += 1
-            log.warning("summary cut at max_tokens=%d: keeping the %d finished line(s)",
+            log.warning("summary cut at max_tokens=%d: keeping the %d finished line(s) and sentence(s)",
                         self.max_tokens, finished.count("\n") + 1)
             return finished
         if not text:
             raise SummaryTruncatedError("the model returned an empty summary")
         return text
+
+
+SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")
+
+
+def finished_part(text: str) -> str:
+    """What a reply cut mid-way had finished: its whole lines, and the finished sentences of the cut one.
+
+    Keeping only whole lines is not enough: a model that writes a long first line (every handover note
+    on one line) is cut inside it on every fold, and would fail on every fold for the rest of the night."""
+    head, _, cut = text.rpartition("\n")
+    ends = [m.end() for m in SENTENCE_END.finditer(cut)]
+    kept = f"{head}\n{cut[: ends[-1]]}" if ends else head
+    return kept.strip()
 
 
 class SummaryRequestTooLarge(ValueError):

@@ -14,7 +14,13 @@ from nightwatch.budget import ContextBudgetExceeded
 from nightwatch.memory import ConversationMemory, MemoryPolicy, ReentrantCallError
 from nightwatch.nights import MISSION, busy_night, celebration_eve
 from nightwatch.standin import StandInModel
-from nightwatch.summarizers import LLMSummarizer, ThreeLineSummarizer, concatenating_summarizer
+from nightwatch.summarizers import (
+    CONTEXT_LIMIT_IN_ERROR,
+    LLMSummarizer,
+    ThreeLineSummarizer,
+    concatenating_summarizer,
+    finished_part,
+)
 from nightwatch.tokens import count_message_tokens, count_text_tokens
 
 INVENTORY = "目録: " + "贈り物の荷、木箱ひとつ。" * 130  # one message that fills most of a request
@@ -155,6 +161,32 @@ def test_a_summary_cut_at_max_tokens_keeps_its_finished_lines_and_the_night_goes
     assert summarizer.cut_replies > 0
     assert not [f for f in memory.failures if "SummaryTruncatedError" in f.error]
     assert [e.user_text for e in memory.archive + memory.window] == [t.text for t in night]
+
+
+def test_with_its_default_limit_the_llm_summarizer_folds_a_whole_eve_uncut():
+    standin = StandInModel()
+    summarizer = LLMSummarizer(standin.client())
+    pairs = budgeted(concatenating_summarizer)
+    for turn in celebration_eve().turns:
+        pairs.add_exchange(turn.text, "承知いたしました。")
+    summary = summarizer("", pairs.window)
+    assert summarizer.cut_replies == 0 and "西回廊" in summary
+    assert count_text_tokens(summary) > 200  # the old default would have cut it
+
+
+def test_a_cut_reply_keeps_whole_lines_and_the_finished_sentences_of_the_cut_line():
+    assert finished_part("申し送り: 荷が届く。／鍵を替えた。／合鍵は二") == "申し送り: 荷が届く。／鍵を替えた。"
+    assert finished_part("申し送り: 荷が届く。\n出来事: 酔った客") == "申し送り: 荷が届く。"
+    assert finished_part("Notes: the crates arrive. / The key was chan") == "Notes: the crates arrive."
+    assert finished_part("申し送り: 祝賀の荷") == ""
+
+
+@pytest.mark.parametrize("wording", [
+    "Input tokens exceed the configured limit of 800 tokens. Your messages resulted in 900 tokens.",
+    "This model's maximum context length is 800 tokens. However, your messages resulted in 900 tokens.",
+])
+def test_the_limit_is_read_from_either_wording_of_the_refusal(wording):
+    assert CONTEXT_LIMIT_IN_ERROR.search(wording)[1] == "800"
 
 
 # --- a summarizer that calls back into the memory ------------------------------------------------
