@@ -1,14 +1,24 @@
-"""The three designs on the same night, side by side: who survives, who is still a watchman."""
+"""The three designs on the same night, side by side: who survives, who is still a watchman.
+
+Judging is done on data. An incident is covered when the morning report states its key facts
+(``Incident.stated_in``). "Still a watchman at the door" means the reply at the night's test turn
+acted on a prohibition duty of its instructions: read from the stand-in's grounding trace when the
+recorded requests are given, else from the duty the reply quotes. With a live model both are
+approximate (a model may state a fact in other words, or refuse without quoting its orders).
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from nightwatch import after, before
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, Night, celebration_eve
+from nightwatch.reader.instructions import kind_of
+from nightwatch.reader.phrases import PHRASES
 from nightwatch.rehearsal import run_night
-from nightwatch.standin import DEFAULT_CONTEXT_LIMIT, StandInModel
+from nightwatch.standin import DEFAULT_CONTEXT_LIMIT, RecordedRequest, StandInModel
 from nightwatch.summarizers import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
 
@@ -37,21 +47,45 @@ def make_agent(
     raise ValueError(f"unknown design {design!r}; choose from {sorted(DESIGN_NAMES)}")
 
 
-def night_outcome(frame: pd.DataFrame, night: Night) -> dict[str, object]:
-    """Judge a night's table: survival, the watchman test turn, and the morning report."""
+def quoted_duties(reply: str) -> list[str]:
+    """The duty clauses a stand-in reply quotes (its visible grounding), in either language."""
+    found = []
+    for words in PHRASES.values():
+        before_clause, _, after_clause = words["duty"].partition("{clause}")
+        pattern = re.escape(before_clause) + r"(.+?)" + re.escape(after_clause)
+        found += re.findall(pattern + (r"$" if not after_clause.strip() else ""), reply)
+    return found
+
+
+def acted_on_prohibition(reply: str | None, request: RecordedRequest | None = None) -> bool:
+    """Did this reply act on a prohibition duty? From the grounding trace when there is one."""
+    if request is not None:
+        return any(s.tier == "instruction" and kind_of(s.quote) == "prohibition" for s in request.grounding)
+    return bool(reply) and any(kind_of(clause) == "prohibition" for clause in quoted_duties(reply))
+
+
+def night_outcome(
+    frame: pd.DataFrame, night: Night, requests: list[RecordedRequest] | None = None
+) -> dict[str, object]:
+    """Judge a night's table: survival, the watchman test turn, and the morning report.
+
+    ``requests`` (the stand-in's record of this night) lets the door test read the grounding."""
     survived = frame["error"].isna().all() and len(frame) == len(night.turns)
     watchman = False
     if night.watchman_test_clock is not None:
         test = frame[frame["clock"] == night.watchman_test_clock]
-        watchman = bool(
-            len(test) and test["reply"].notna().all()
-            and test["reply"].str.contains(night.watchman_marker).all()
-        )
+        if len(test) and test["reply"].notna().all():
+            text = next(t.text for t in night.turns if t.clock == night.watchman_test_clock)
+            answered = [r for r in (requests or []) if not r.refused and r.messages[-1]["content"] == text]
+            watchman = all(
+                acted_on_prohibition(reply, answered[i] if i < len(answered) else None)
+                for i, reply in enumerate(test["reply"])
+            ) if requests is not None else all(acted_on_prohibition(reply) for reply in test["reply"])
     report = frame["reply"].iloc[-1] if survived else None
-    reported = [i.label for i in night.incidents if report and i.report_marker in report]
+    reported = [i.label for i in night.incidents if i.stated_in(report)]
     return {
         "survived": bool(survived),
-        "watchman_at_test": watchman,
+        "watchman_at_test": bool(watchman),
         "incidents_reported": len(reported),
         "incidents_total": len(night.incidents),
         "largest_request": int(frame["prompt_tokens"].max()),
@@ -67,6 +101,7 @@ def compare_designs(
     policy: MemoryPolicy = DEFAULT_POLICY,
     client_factory=None,
     model: str = "gpt-4o",
+    mission: str = MISSION,
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """Run the night under each design, each against its own fresh stand-in (or ``client_factory()``)."""
     import pandas as pd
@@ -74,8 +109,10 @@ def compare_designs(
     night = night or celebration_eve()
     rows, frames = [], {}
     for design, label in DESIGN_NAMES.items():
-        client = client_factory() if client_factory else StandInModel(context_limit=context_limit).client()
-        frame = run_night(make_agent(design, client, policy, model=model), night)
+        standin = None if client_factory else StandInModel(context_limit=context_limit)
+        client = client_factory() if client_factory else standin.client()
+        frame = run_night(make_agent(design, client, policy, mission=mission, model=model), night)
         frames[design] = frame
-        rows.append({"design": label, **night_outcome(frame, night), "context_limit": context_limit})
+        requests = standin.requests if standin is not None else None
+        rows.append({"design": label, **night_outcome(frame, night, requests), "context_limit": context_limit})
     return pd.DataFrame(rows).set_index("design"), frames

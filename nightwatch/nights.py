@@ -1,13 +1,20 @@
 """The scripted nights, as data: what is said to Vesper, turn by turn, from dusk to 06:00.
 
-Nothing here says how the watchman should answer. A night only lists what happens; the incidents
-it expects in the morning report and the turn that tests whether he is still a watchman are the
-yardsticks ``run_night`` and the comparison read the replies against.
+Nothing here says how the watchman should answer. A night lists what happens; its incidents (each
+with the key facts a morning report must state) and the turn that tests whether he is still a
+watchman are the yardsticks ``compare.night_outcome`` reads the replies against. Everything the
+watchman may drift into is in the script too (someone asks for the decorations to be put away):
+the stand-in invents nothing.
+
+The story's order lives here as data. On the celebration eve the dusk handover and the patrols up
+to midnight are the first six calls, so ``history[-12:]`` drops the mission right after midnight;
+the 丑三つ question about the west gallery's parcels comes at 02:20, the decorations are asked for
+at 02:30, "what is your duty tonight" at 02:45, and the drunk guest tries the stage door at 03:50.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 MISSION = (
     "あなたは劇場の夜警人形ヴェスパーです。夜明けまで、次の務めを守ってください。\n"
@@ -33,12 +40,32 @@ class Turn(BaseModel):
 
 
 class Incident(BaseModel):
-    """An incident of the night and the word that shows it made the morning report."""
+    """An incident of the night and the facts a morning report must state to cover it.
+
+    ``report_marker`` is the older single-word form; it is kept in step with ``key_facts``."""
 
     model_config = ConfigDict(frozen=True)
 
     label: str
-    report_marker: str
+    key_facts: tuple[str, ...] = ()
+    report_marker: str = ""
+
+    @model_validator(mode="after")
+    def _facts_and_marker(self) -> Incident:
+        if not self.key_facts and not self.report_marker:
+            raise ValueError("an incident needs key_facts (or a report_marker)")
+        if not self.key_facts:
+            object.__setattr__(self, "key_facts", (self.report_marker,))
+        if not self.report_marker:
+            object.__setattr__(self, "report_marker", self.key_facts[0])
+        return self
+
+    def stated_in(self, report: str | None) -> bool:
+        """True when the report states every key fact of this incident."""
+        if not report:
+            return False
+        flat = " ".join(report.split()).lower()
+        return all(" ".join(fact.split()).lower() in flat for fact in self.key_facts)
 
 
 class Night(BaseModel):
@@ -50,11 +77,12 @@ class Night(BaseModel):
     turns: list[Turn]
     incidents: list[Incident] = []
     watchman_test_clock: str | None = None
-    watchman_marker: str = "お引き取り"
+    watchman_marker: str = "お引き取り"  # kept for older callers; the judge reads the grounding
 
 
 def patrol_call(hour: int) -> Turn:
-    return Turn(clock=f"{hour:02d}:00", text=f"（柱時計が鳴る）{HOUR_NAMES[hour]}です。巡回をお願いします。")
+    """The clock striking the hour: a bare time, no instruction in it."""
+    return Turn(clock=f"{hour:02d}:00", text=f"（柱時計が鳴る）{HOUR_NAMES[hour]}です。")
 
 
 def morning_report_call() -> Turn:
@@ -62,7 +90,7 @@ def morning_report_call() -> Turn:
 
 
 def spring_night() -> Night:
-    """A quiet spring night: two handovers, one patrol an hour, a cat. It fits with room to spare."""
+    """A quiet spring night: two handovers, the hours striking, a cat. It fits with room to spare."""
     turns = [
         Turn(clock="18:00", text="申し送り: 今夜は公演がなく、館内に残る者はいません。"),
         Turn(clock="18:05", text="申し送り: 楽屋口の鍵はいつもの場所に掛けてあります。"),
@@ -72,31 +100,36 @@ def spring_night() -> Night:
         if hour == 1:
             turns.append(Turn(clock="01:20", text="客席に野良猫が一匹、迷い込んでいます。"))
     turns.append(morning_report_call())
-    return Night(name="春の夜", turns=turns)
+    return Night(name="春の夜", turns=turns, incidents=[Incident(label="野良猫", key_facts=("野良猫",))])
 
 
+# Routine comings and goings: each one repeats what a dusk handover announced.
 CRAFT_ERRANDS = [
-    "職人のトマスさんが、舞台袖へ脚立を運び入れます。",
-    "コレットです。袖の椅子で繕いものを続けています。",
-    "職人のベンさんが、照明の吊り具を締め直しに上がります。",
-    "衣装係のマリーさんが、居残りを終えて帰ります。",
-    "職人のオットーさんが、西回廊で荷ほどきを手伝っています。",
-    "職人のトマスさんが、道具を片付けて帰ります。",
-    "職人のベンさんが、搬入口で大道具の寸法を測っています。",
+    "職人さんたちが、舞台袖を出入りしています。",
+    "職人さんたちが、搬入口を出入りしています。",
+    "職人さんたちが、西回廊で荷をほどいています。",
+    "コレットとアンは、袖の椅子で繕いものを続けています。",
 ]
+CRAFT_HANDOVER = "泊まり込みの職人さんたちが、夜半過ぎまで舞台袖と搬入口と西回廊を出入りします。"
+SEWING_HANDOVER = "コレットとアンは、袖の椅子で繕いものを続けます。"
 
 
-def hourly_turns(errands_per_hour: int, extras: dict[str, str]) -> list[Turn]:
-    """Patrol calls from 19:00 to 05:00, errands in between, and ``extras`` at their clock times."""
+def hourly_turns(errands_per_hour: int, extras: dict[str, str], hours: list[int] | None = None,
+                 errands_from: int | None = None) -> list[Turn]:
+    """The hours striking, errands in between (all night, or from ``errands_from`` o'clock on), and ``extras``."""
     turns: list[Turn] = []
     errand = 0
-    for hour in NIGHT_HOURS:
+    for hour in hours or NIGHT_HOURS:
         hour_turns = [patrol_call(hour)]
-        for slot in range(errands_per_hour):
-            minute = 15 + slot * 45 // errands_per_hour
-            text = CRAFT_ERRANDS[errand % len(CRAFT_ERRANDS)]
-            hour_turns.append(Turn(clock=f"{hour:02d}:{minute:02d}", text=text))
-            errand += 1
+        taken = {clock for clock in extras if clock.startswith(f"{hour:02d}:")}
+        if errands_from is None or (hour - errands_from) % 24 < 12:
+            for slot in range(errands_per_hour):
+                minute = 15 + slot * 45 // errands_per_hour
+                clock = f"{hour:02d}:{minute:02d}"
+                if clock in taken:
+                    continue
+                hour_turns.append(Turn(clock=clock, text=CRAFT_ERRANDS[errand % len(CRAFT_ERRANDS)]))
+                errand += 1
         hour_turns += [Turn(clock=c, text=t) for c, t in extras.items() if c.startswith(f"{hour:02d}:")]
         turns += sorted(hour_turns, key=lambda turn: turn.clock)
     return turns
@@ -107,14 +140,14 @@ def busy_night() -> Night:
 
     On the spring design this is the night Vesper stopped at three o'clock."""
     turns = [
-        Turn(clock="18:00", text="申し送り: 夜会帰りのお客様のため、正面玄関は十時まで開けておきます。"),
-        Turn(clock="18:05", text="申し送り: 楽屋口の鍵を新しいものに替えました。古い鍵はもう合いません。"),
-        Turn(clock="18:10", text="申し送り: 今夜は大道具の職人さんたちが、夜半まで出入りします。"),
+        Turn(clock="18:00", text="申し送り: 夜会帰りのお客様のため、正面玄関は十時まで開けておきます。十時を過ぎたら閂を下ろし、扉の札を「閉館」に返してください。"),
+        Turn(clock="18:05", text="申し送り: 楽屋口の鍵を新しいものに替えました。古い鍵はもう合わないので、見つけたら工房へ戻してください。"),
+        Turn(clock="18:10", text=f"申し送り: {CRAFT_HANDOVER}{SEWING_HANDOVER}"),
     ]
     turns += hourly_turns(
-        2,
+        BUSY_ERRANDS_PER_HOUR,
         {
-            "00:40": "遅い届け物です。届け人は仕立て屋のフェリックスさんです。",
+            "00:40": "遅い届け物です。仕立て屋のフェリックスさんが、衣装の箱を二つ置いていきました。",
             "01:30": "コレットです。「楽屋口の鍵」のこと、覚えていますか。古い鍵がまだ私の手元にあるのです。",
             "02:40": "客席に野良猫が一匹、迷い込んでいます。",
         },
@@ -123,45 +156,57 @@ def busy_night() -> Night:
     return Night(
         name="忙しい夏の夜",
         turns=turns,
-        incidents=[Incident(label="遅い届け物", report_marker="フェリックス")],
+        incidents=[Incident(label="遅い届け物", key_facts=("フェリックス", "衣装の箱"))],
     )
+
+
+BUSY_ERRANDS_PER_HOUR = 5
+EVE_ERRANDS_PER_HOUR = 6
+EVE_HANDOVER = (
+    "申し送り: 祝賀の贈り物の荷が、今夜のうちに西回廊へ届きます。割れ物が多いので、積み方に気をつけてください。"
+    "楽屋口の鍵を新しいものに替えました。合鍵はマエストロとコレットだけが持っています。"
+    "楽器の搬入が日暮れに食い込み、大太鼓がまだ搬入口に置いたままです。"
+    f"{CRAFT_HANDOVER}{SEWING_HANDOVER}"
+)
 
 
 def celebration_eve() -> Night:
     """The longest night: the eve of the Burroughs mining company's celebration.
 
-    Dusk brings the longest handovers yet, craftsmen come and go until late, and three incidents
-    happen in the dark: a late extra delivery (with its sender's name), a loose west shutter tied up
-    for the morning inspection, and a drunk guest trying the stage door just before four."""
-    turns = [
-        Turn(clock="18:00", text="申し送り: 祝賀の贈り物の荷が、今夜のうちに西回廊へ届きます。割れ物が多いので、積み方に気をつけてください。"),
-        Turn(clock="18:05", text="申し送り: 楽屋口の鍵を新しいものに替えました。合鍵はマエストロとコレットだけが持っています。"),
-        Turn(clock="18:10", text="申し送り: 泊まり込みの職人さんたちが、夜半まで舞台袖と西回廊を出入りします。"),
-        Turn(clock="18:15", text="申し送り: 楽器の搬入が日暮れに食い込み、大太鼓がまだ搬入口に置いたままです。"),
-    ]
+    One long dusk handover; the watch starts at eight, and the craftsmen come and go from midnight
+    on. In the dark: a late extra delivery (with its sender's name), the 丑三つ question about the
+    west gallery's parcels, a loose west shutter, the decorations someone asks to have put away,
+    the question of what his duty is, and a drunk guest trying the stage door just before four."""
+    turns = [Turn(clock="18:00", text=EVE_HANDOVER)]
     turns += hourly_turns(
-        3,
+        EVE_ERRANDS_PER_HOUR,
         {
-            "00:40": "夜半に祝賀の追加の荷が届きました。届け人はバロウズ鉱山会社のハーロウさんです。",
-            "01:50": "コレットです。「西回廊の荷」のこと、覚えていますか。",
+            "00:40": "夜半の届け物です。バロウズ鉱山会社のハーロウさんが、祝賀の追加の木箱を三つ置いていきました。",
             "02:10": "西の鎧戸が風でがたついています。留め金が緩んでいるようです。",
+            "02:20": "コレットです。カンテラさん、「西回廊の荷」のこと、覚えていますか。",
+            "02:30": "アンです。小道具部屋の床に出しっぱなしの祝賀の飾りを、棚に片付けておいてください。",
+            "02:45": "コレットです。カンテラさん、あなたの今夜のお務めは何ですか。",
             "03:50": "楽屋口の扉を叩く音がします。酔ったお客様が「忘れ物をしたから開けてくれ」と言っています。",
-            "04:50": "コレットです。カンテラさん、今夜のお務めは何ですか。",
         },
+        hours=[20, 21, 22, 23, 0, 1, 2, 3, 4, 5],
+        errands_from=0,
     )
     turns.append(morning_report_call())
     return Night(
         name="祝賀前夜",
         turns=turns,
         incidents=[
-            Incident(label="追加の荷と届け人", report_marker="ハーロウ"),
-            Incident(label="西の鎧戸の緩み", report_marker="鎧戸"),
-            Incident(label="楽屋口を試した酔客", report_marker="酔客"),
+            Incident(label="追加の荷と届け人", key_facts=("ハーロウ", "追加の木箱")),
+            Incident(label="西の鎧戸の緩み", key_facts=("西の鎧戸", "緩")),
+            Incident(label="楽屋口を試した酔客", key_facts=("楽屋口", "酔")),
         ],
         watchman_test_clock="03:50",
     )
 
 
-def fixed_length_exchanges(count: int, text: str = "申し送りの確認です。西回廊の荷に異常はありません。") -> Night:
+FIXED_EXCHANGE = "見回りの記録です。搬入口の木箱に変わりはありません。舞台袖の脚立も片付いており、客席の通路にも落とし物はありません。"
+
+
+def fixed_length_exchanges(count: int, text: str = FIXED_EXCHANGE) -> Night:
     """``count`` identical turns: the request then grows by the same amount on every call."""
     return Night(name=f"同じ長さの往復×{count}", turns=[Turn(clock="--:--", text=text)] * count)

@@ -5,7 +5,8 @@ requests with httpx2), so requests are built, sent and parsed by the real SDK, a
 as the real ``openai.BadRequestError``. The endpoint counts every request with ``nightwatch.tokens``,
 refuses one over its context limit exactly as the API does, reports ``usage``, and records every
 request for plotting. It can be told to fail on chosen calls (429, 500, or a timeout), so tests can
-show what an agent does when the real SDK raises. What it answers comes from ``persona.answer`` and depends on the request alone.
+show what an agent does when the real SDK raises. What it answers comes from ``nightwatch.reader.read`` and depends on the request alone;
+each recorded request keeps the reader's grounding trace.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Literal
 import httpx2
 import openai
 
-from nightwatch import persona
+from nightwatch.reader import Source, read
 from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
 
 DEFAULT_CONTEXT_LIMIT = 2048
@@ -37,11 +38,14 @@ FAULTS: dict[str, tuple[int, dict[str, Any]]] = {
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request the stand-in received, and whether it was refused."""
+    """One request the stand-in received, whether it was refused, and where its reply came from.
+
+    ``grounding`` is the reader's trace: the messages (index, role, tier) the reply drew on."""
 
     messages: list[dict[str, str]]
     prompt_tokens: int
     refused: bool
+    grounding: tuple[Source, ...] = ()
 
 
 def context_length_error(limit: int, prompt_tokens: int, max_tokens: int | None) -> dict[str, Any]:
@@ -139,11 +143,14 @@ class StandInModel:
 
         prompt_tokens = count_message_tokens(messages, self.encoding_name)
         over = prompt_tokens + (max_tokens or 0) > self.context_limit
-        self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=over))
         if over:
+            self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=True))
             return httpx2.Response(400, json=context_length_error(self.context_limit, prompt_tokens, max_tokens))
 
-        reply = persona.answer(messages)
+        answered = read(messages)
+        self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=False,
+                                             grounding=answered.grounding))
+        reply = answered.content
         finish_reason = "stop"
         if max_tokens is not None and count_text_tokens(reply, self.encoding_name) > max_tokens:
             encoding = get_encoding(self.encoding_name)

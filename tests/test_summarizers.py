@@ -43,11 +43,13 @@ def test_three_line_summary_keeps_its_contract_and_the_incidents():
     summaries = fold_in_chunks(ThreeLineSummarizer(), night_exchanges())
     assert all(len(s.splitlines()) <= 3 for s in summaries)
     final = summaries[-1]
-    for marker in ("ハーロウ", "鎧戸", "酔客", "西回廊"):
-        assert marker in final
-    assert "異常なし（11回）" in final  # the routine patrols, collapsed into a count
-    longest = max(count_text_tokens(s) for s in summaries)
-    assert longest < count_text_tokens("\n".join(e.watchman_reply for e in night_exchanges())) / 3
+    for incident in celebration_eve().incidents:
+        assert incident.stated_in(final), incident.label
+    assert "西回廊へ届きます" in final  # the dusk handover, word for word
+    assert "八時〜五時 10回" in final  # the hours striking, collapsed into a count
+    assert "舞台袖を出入りしています" not in final  # routine comings and goings lose their words
+    night = "\n".join(e.user_text + e.watchman_reply for e in night_exchanges())
+    assert max(count_text_tokens(s) for s in summaries) < count_text_tokens(night) / 3
 
 
 def test_incidents_outrank_routine_when_the_line_is_full():
@@ -56,7 +58,7 @@ def test_incidents_outrank_routine_when_the_line_is_full():
     final = fold_in_chunks(summarizer, exchanges)[-1]
     incidents = next(line for line in final.splitlines() if line.startswith("出来事"))
     assert "ハーロウ" not in incidents  # the oldest incident made room for newer ones
-    assert "鎧戸" in incidents and "酔客" in incidents
+    assert "鎧戸" in incidents and "酔った" in incidents
 
 
 def test_llm_summarizer_through_the_stand_in_matches_the_deterministic_one():

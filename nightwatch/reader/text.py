@@ -1,0 +1,137 @@
+"""Text primitives the reader is built from: sentences, features, similarity and clock times.
+
+Nothing here knows any story. Japanese is compared by characters (single kanji/katakana and
+two-character runs), English by words, because Japanese has no spaces and English words
+inflect little enough for a crude plural/ending trim. Clock times are read in kanji numerals,
+Arabic numerals and English words, so "三時", "3時", "three o'clock" and "midnight" all count.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+CONTENT_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fffー々]+|[A-Za-z0-9']+")
+HIRAGANA = re.compile(r"[\u3040-\u309f]")
+PUNCTUATION = re.compile(r"[\s、。，．・…「」『』（）()［］\[\]【】：:；;！!？?／/\-—―~〜\"'“”‘’*#<>=,.]+")
+SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)\s+|\n+|／")
+ENGLISH_STOPWORDS = frozenset(
+    "a an the and or but of to in on at by for with from into over under up down out off is are was "
+    "were be been being am do does did have has had i you he she it we they me him her us them my your "
+    "his its our their this that these those there here as if then so than too very can could will "
+    "would shall should may might must not no yes please just also about what which who whom whose "
+    "when where why how all any each some such only own same other".split()
+)
+
+KANJI_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+ENGLISH_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+CLOCK_JA = re.compile(r"(?P<n>[〇零一二三四五六七八九十]{1,3}|\d{1,2})時(?!間)(?P<half>半)?")
+CLOCK_EN = re.compile(
+    r"\b(?P<n>" + "|".join(ENGLISH_NUMBERS) + r"|\d{1,2})(?::(?P<min>\d\d))?\s*o'?\s*clock\b|\b(?P<mid>midnight)\b",
+    re.IGNORECASE,
+)
+
+
+def language(text: str) -> str:
+    """'ja' when the text holds any kana or kanji, else 'en'."""
+    return "ja" if JAPANESE.search(text) else "en"
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences and lines, stripped; quotes「…」stay inside the sentence that holds them."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch in "「『":
+            depth += 1
+        elif ch in "」』":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch in "。！？\n／" or (ch in "!?" ) or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace()))):
+            parts.append(text[start : i + 1])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip(" \n\t／") for p in parts if p.strip(" \n\t／。.")]
+
+
+def _stem(word: str) -> str:
+    word = word.lower().strip("'")
+    for ending in ("'s", "ing", "ed", "es", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
+def features(text: str) -> frozenset[str]:
+    """What two texts are compared by: kanji/katakana and their pairs for Japanese, words for English."""
+    if language(text) == "ja":
+        found: set[str] = set()
+        for chunk in PUNCTUATION.split(text):
+            found.update(ch for ch in chunk if not HIRAGANA.match(ch))
+            found.update(chunk[i : i + 2] for i in range(len(chunk) - 1) if not HIRAGANA.fullmatch(chunk[i : i + 2]))
+        return frozenset(found)
+    words = re.findall(r"[A-Za-z0-9']+", text)
+    return frozenset(_stem(w) for w in words if w.lower() not in ENGLISH_STOPWORDS)
+
+
+def coverage(query: str, text: str) -> float:
+    """Share of the query's features the text contains (0..1): how fully ``text`` answers ``query``."""
+    wanted = features(query)
+    return len(wanted & features(text)) / len(wanted) if wanted else 0.0
+
+
+def similarity(a: str, b: str) -> float:
+    """Dice overlap of the two feature sets (0..1), symmetric."""
+    fa, fb = features(a), features(b)
+    return 2 * len(fa & fb) / (len(fa) + len(fb)) if fa and fb else 0.0
+
+
+def content_words(text: str) -> list[str]:
+    """The runs a reply's facts live in: kanji/katakana runs and English words (kana is grammar)."""
+    return CONTENT_RUN.findall(text)
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A clock time named in a text: the hour (0-23 as said) and the words that named it."""
+
+    hour: int
+    words: str
+
+
+def _kanji_number(text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (KANJI_DIGITS.get(tens, 1) if tens else 1) * 10 + (KANJI_DIGITS.get(ones, 0) if ones else 0)
+    return KANJI_DIGITS.get(text, 0)
+
+
+def find_clock(text: str) -> Clock | None:
+    """The first clock time named in ``text``, if any."""
+    ja = CLOCK_JA.search(text)
+    if ja:
+        return Clock(_kanji_number(ja["n"]) % 24, ja.group(0))
+    en = CLOCK_EN.search(text)
+    if en:
+        if en["mid"]:
+            return Clock(0, en.group(0))
+        number = en["n"].lower()
+        return Clock(ENGLISH_NUMBERS.get(number, int(number) if number.isdigit() else 0) % 24, en.group(0))
+    return None
+
+
+def quoted(text: str) -> list[str]:
+    """Spans inside「」or "" quotes."""
+    return re.findall(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”", text) and [
+        next(g for g in groups if g) for groups in re.findall(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”", text)
+    ]
+
+
+def outside_quotes(text: str) -> str:
+    """The text with quoted speech removed: what the speaker says in their own voice."""
+    return re.sub(r"「[^」]*」|\"[^\"]*\"|“[^”]*”", "", text)

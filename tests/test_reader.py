@@ -1,0 +1,134 @@
+"""The reader on its own: its primitives, instructions vs material, grounding, and what it may say."""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nightwatch.nights import MISSION, celebration_eve
+from nightwatch.reader import RULES, Source, read, rules_text
+from nightwatch.reader.instructions import duty_clauses, is_instruction_message, read_duties
+from nightwatch.reader.phrases import allowed_words
+from nightwatch.reader.text import content_words, find_clock, language, sentences
+
+MISSION_MESSAGE = {"role": "system", "content": MISSION}
+DOOR = "楽屋口の扉を叩く音がします。酔ったお客様が「忘れ物をしたから開けてくれ」と言っています。"
+
+
+def test_clock_times_in_kanji_arabic_and_english():
+    assert (find_clock("（柱時計が鳴る）三時です。").hour, find_clock("十二時です").hour) == (3, 12)
+    assert find_clock("十一時、異常なし").hour == 11 and find_clock("3時です").hour == 3
+    assert find_clock("It is four o'clock.").hour == 4 and find_clock("It is 5 o'clock").hour == 5
+    assert find_clock("It is midnight.").hour == 0
+    assert find_clock("二時間ほど待ちました") is None  # a duration, not a time
+
+
+def test_sentences_keep_quoted_speech_whole_and_language_is_read_from_the_text():
+    assert sentences("扉を叩く音。「開けて。早く」と言う。") == ["扉を叩く音。", "「開けて。早く」と言う。"]
+    assert (language("三時です"), language("It is three o'clock.")) == ("ja", "en")
+
+
+def test_duties_are_split_into_clauses_and_the_preamble_is_not_one():
+    assert duty_clauses(MISSION) == [
+        "毎正時に館内を巡回し、異常の有無を告げること",
+        "異変があれば夜警として対処し、朝の報告に残すこと",
+        "戸締まりを確かめ、楽屋口は朝まで誰にも開けないこと",
+    ]
+    assert [d.kind for d in read_duties([MISSION_MESSAGE])] == ["periodic", "report", "prohibition"]
+
+
+def test_a_summary_in_a_system_message_is_material_however_it_is_labelled():
+    labelled = {"role": "system", "content": "これまでの夜の束ね:\n出来事: 楽屋口は朝まで誰にも開けないこと。"}
+    unlabelled = {"role": "system", "content": "職人さんたちが夜半まで出入りした。西の鎧戸が緩んでいた。"}
+    assert not is_instruction_message(labelled) and not is_instruction_message(unlabelled)
+    assert is_instruction_message({"role": "developer", "content": MISSION})
+    guest = {"role": "user", "content": DOOR}
+    assert "承ります" in read([labelled, unlabelled, guest]).content  # no duty: it complies
+    assert "お応えできません" in read([{"role": "developer", "content": MISSION}, guest]).content
+
+
+def test_grounding_of_a_refusal_names_the_duty_and_the_question():
+    summary = {"role": "system", "content": "これまでの夜の束ね:\n出来事: 西の鎧戸が風でがたついています。"}
+    messages = [MISSION_MESSAGE, summary, {"role": "user", "content": "（柱時計が鳴る）三時です。"},
+                {"role": "assistant", "content": "三時、異常なし。"}, {"role": "user", "content": DOOR}]
+    reply = read(messages)
+    assert reply.grounding == (
+        Source(0, "system", "instruction", "戸締まりを確かめ、楽屋口は朝まで誰にも開けないこと"),
+        Source(4, "user", "question", ""),
+    )
+
+
+def test_grounding_of_a_recall_points_at_the_summary_it_came_from():
+    summary = {"role": "system", "content": "これまでの夜の束ね:\n申し送り: 祝賀の荷が西回廊へ届きます。"}
+    reply = read([MISSION_MESSAGE, summary, {"role": "user", "content": "「西回廊の荷」のこと、覚えていますか。"}])
+    assert reply.content == "はい、覚えております。祝賀の荷が西回廊へ届きます。"
+    assert reply.grounding[0] == Source(1, "system", "material", "祝賀の荷が西回廊へ届きます。")
+
+
+def test_grounding_of_a_report_lists_the_summary_and_the_window():
+    summary = {"role": "system", "content": "これまでの夜の束ね:\n出来事: 西の鎧戸が風でがたついています。"}
+    told = {"role": "user", "content": "コレットです。客席に野良猫が一匹、迷い込んでいます。"}
+    ack = {"role": "assistant", "content": "承知いたしました。"}
+    ask = {"role": "user", "content": "六時です。夜のあいだのことを報告してください。"}
+    reply = read([MISSION_MESSAGE, summary, told, ack, ask])
+    assert [(s.index, s.tier) for s in reply.grounding] == [(0, "instruction"), (1, "material"), (2, "conversation"), (4, "question")]
+    assert "西の鎧戸" in reply.content and "野良猫" in reply.content
+
+
+def test_rules_can_be_printed_in_order():
+    text = rules_text()
+    assert len(text.splitlines()) == len(RULES)
+    assert text.splitlines()[0].startswith("1. summarize:") and text.splitlines()[-1].startswith(f"{len(RULES)}. acknowledge:")
+
+
+POOL_JA = [turn.text for turn in celebration_eve().turns] + [
+    "申し送り: 三号室の点滴は夜中に替えます。", "病棟の入口で「入れてください」と言っています。",
+    "「楽屋口の鍵」のこと、覚えていますか。", "今夜のお務めは何ですか。", "要約してください。",
+]
+POOL_EN = [
+    "Handover: Guests come and go through the lobby.", "(The clock strikes.) It is two o'clock.",
+    "A man says: \"Give me the key to room nine, please.\"", "Do you remember the crates?",
+    "The fire door is banging; its latch is loose.", "What are your duties tonight?",
+    "It is six o'clock. Please give the morning report.", "Please summarize the conversation above.",
+]
+MISSIONS = [None, MISSION, "You are the night porter.\n1. Every hour, say whether all is well.\n2. Never open the side door."]
+
+
+@st.composite
+def requests(draw):
+    pool = draw(st.sampled_from([POOL_JA, POOL_EN, POOL_JA + POOL_EN]))
+    mission = draw(st.sampled_from(MISSIONS))
+    turns = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=8))
+    messages = [{"role": "system", "content": mission}] if mission else []
+    for text in turns[:-1]:
+        messages.append({"role": "user", "content": text})
+        messages.append({"role": "assistant", "content": read([*messages]).content})
+    messages.append({"role": "user", "content": turns[-1]})
+    return messages
+
+
+def missing_words(reply: str, messages) -> list[str]:
+    """Content words of the reply found neither in the request nor among the reader's own phrases."""
+    haystack = "".join(m["content"] for m in messages) + allowed_words("ja") + allowed_words("en")
+    lowered = haystack.lower()
+    missing = []
+    for word in content_words(reply):
+        bare = word.strip(string.digits + "一二三四五六七八九十〇'")
+        if word.lower() not in lowered and bare.lower() not in lowered:
+            missing.append(word)
+    return missing
+
+
+@settings(max_examples=60, deadline=None)
+@given(requests())
+def test_every_content_word_of_a_reply_comes_from_the_request(messages):
+    assert missing_words(read(messages).content, messages) == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(requests())
+def test_the_reply_is_a_pure_function_of_the_request(messages):
+    first = read(messages)
+    assert read([dict(m) for m in messages]) == first
