@@ -3,6 +3,12 @@
 The table is built by looking at what each agent actually sent and received: whether the mission was
 in the request, how many past exchanges it carried, how many prompt tokens the model counted. A
 refusal ends the night and is recorded in the last row, with the size the model reported.
+
+``prompt_tokens`` is the model's own ``usage.prompt_tokens``, read, not recounted. ``counted_tokens``
+is our count of the same request in the encoding of the agent's model: with a live model the gap
+between the two says how close the offline count is. It costs no encoding: every text of the request
+was counted when it was first seen (by the stand-in, or by the memory's budget), and
+``nightwatch.tokens`` keeps those counts, so this column is a handful of cache look-ups a turn.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import openai
 from nightwatch.agent import BaseAgent
 from nightwatch.budget import ContextBudgetExceeded
 from nightwatch.nights import Night
-from nightwatch.tokens import count_message_tokens, count_text_tokens
+from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, encoding_for_model
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,10 +47,19 @@ def refused_prompt_tokens(error: openai.APIStatusError) -> int | None:
     return int(match.group(1) or match.group(2))
 
 
+def local_encoding(model: str) -> str:
+    """The encoding of ``model`` as tiktoken knows it; gpt-4o's for a model it does not know."""
+    try:
+        return encoding_for_model(model)
+    except ValueError:
+        return DEFAULT_ENCODING
+
+
 def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.DataFrame:
     """Play ``night`` to ``agent`` turn by turn; stop at the first API error and record it."""
     import pandas as pd
 
+    encoding_name = local_encoding(agent.model)
     memory = getattr(agent, "memory", None)
     rows = []
     for number, turn in enumerate(night.turns, start=1):
@@ -79,9 +94,7 @@ def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.Data
                 "compacted": memory is not None and len(memory.compactions) > compactions_before,
                 "reply": reply,
                 "error": error,
-                # Our own tiktoken count of the same request: equal to prompt_tokens offline,
-                # and the measure of how close the offline count is when a real server answers.
-                "counted_tokens": count_message_tokens(sent) if sent else None,
+                "counted_tokens": count_message_tokens(sent, encoding_name) if sent else None,
             }
         )
         if progress:
