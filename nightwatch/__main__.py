@@ -7,11 +7,26 @@ With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.live``) the comparison runs against
 from __future__ import annotations
 
 import argparse
+import sys
 
 from nightwatch.standin import DEFAULT_CONTEXT_LIMIT
 
 
+def first_errors(frames: dict) -> dict[str, str]:
+    """Per design, the error that ended its night, if one did (redacted, one line)."""
+    from nightwatch.compare import DESIGN_NAMES
+    from nightwatch.redaction import redact
+
+    stops = {}
+    for design, frame in frames.items():
+        errors = frame["error"].dropna()
+        stops[DESIGN_NAMES[design]] = redact(str(errors.iloc[0])).splitlines()[0] if len(errors) else ""
+    return stops
+
+
 def compare(context_limit: int) -> None:
+    import pandas as pd
+
     from nightwatch.compare import compare_designs
     from nightwatch.live import choose_model
     from nightwatch.nights import celebration_eve
@@ -20,22 +35,30 @@ def compare(context_limit: int) -> None:
     choice = choose_model(context_limit=context_limit)
     print(choice.describe())
     if choice.live:
-        table, _ = compare_designs(night, context_limit, client_factory=lambda: choice.client, model=choice.model)
+        table, frames = compare_designs(night, context_limit, client_factory=lambda: choice.client,
+                                        model=choice.model)
     else:
-        table, _ = compare_designs(night, context_limit)
+        table, frames = compare_designs(night, context_limit)
     print(f"{night.name}（{len(night.turns)}回の呼び出し、上限 {context_limit} トークン）")
     shown = table.assign(
         survived=table["survived"].map({True: "夜明けまで", False: "途中で停止"}),
         watchman_at_test=table["watchman_at_test"].map({True: "夜警のまま", False: "夜警でない"}),
         incidents=table["incidents_reported"].astype(str) + "/" + table["incidents_total"].astype(str),
-    )
+        stopped_by=table.index.map(first_errors(frames)),
+    ).astype({"largest_request": "Int64", "count_gap": "Int64"})
     columns = {
         "survived": "夜明けまで", "watchman_at_test": "04:00前の楽屋口", "incidents": "朝の報告",
         "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し",
     }
     if choice.live:
         columns["count_gap"] = "数え方の差（最大）"
-    print(shown[list(columns)].rename(columns=columns).to_string())
+    stops = shown["stopped_by"]
+    # Pandas counts a full-width character as one column unless told otherwise; the headers are Japanese.
+    with pd.option_context("display.unicode.east_asian_width", True):
+        print(shown[list(columns)].rename(columns=columns).to_string(na_rep="—"))
+    for design, stop in stops.items():
+        if stop:
+            print(f"{design} を止めたエラー: {stop}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -45,14 +68,22 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command")
     serve_parser = commands.add_parser("serve", help="serve the stand-in on 127.0.0.1 over HTTP")
     serve_parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free port)")
-    serve_parser.add_argument("--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT, dest="serve_limit")
+    serve_parser.add_argument("--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT, dest="serve_limit",
+                              help="the served stand-in's context window in tokens (default: %(default)s)")
     args = parser.parse_args(argv)
     if args.context_limit <= 0:
         parser.error("--context-limit must be a positive number of tokens")
     if args.command == "serve":
-        from nightwatch.server import serve
+        if args.serve_limit <= 0:
+            serve_parser.error("--context-limit must be a positive number of tokens")
+        if not 0 <= args.port <= 65535:
+            serve_parser.error(f"--port must be between 0 and 65535 (got {args.port})")
+        from nightwatch.server import ServerStartError, serve
 
-        serve(args.port, args.serve_limit)
+        try:
+            serve(args.port, args.serve_limit)
+        except ServerStartError as refused:
+            sys.exit(f"python -m nightwatch serve: {refused}")
     else:
         compare(args.context_limit)
 

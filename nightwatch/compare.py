@@ -88,11 +88,18 @@ def night_outcome(
         "watchman_at_test": bool(watchman),
         "incidents_reported": len(reported),
         "incidents_total": len(night.incidents),
-        "largest_request": int(frame["prompt_tokens"].max()),
+        "largest_request": _int_or_none(frame["prompt_tokens"].max()),
         "total_tokens_sent": int(frame["prompt_tokens"].sum()),
         "calls": len(frame),
-        "count_gap": int((frame["prompt_tokens"] - frame["counted_tokens"]).abs().max()),
+        "count_gap": _int_or_none((frame["prompt_tokens"] - frame["counted_tokens"]).abs().max()),
     }
+
+
+def _int_or_none(value: object) -> int | None:
+    """A size, or None when no call reported one (e.g. the first call never reached a server)."""
+    import pandas as pd
+
+    return None if pd.isna(value) else int(value)
 
 
 def compare_designs(

@@ -3,7 +3,8 @@
 Live mode needs ``NIGHTWATCH_LIVE=1``. Then the usual ``OPENAI_API_KEY`` and (for a local or other
 OpenAI-compatible server) ``OPENAI_BASE_URL`` are read by the ``openai`` client itself, and
 ``NIGHTWATCH_MODEL`` names the model. A key in the environment alone never switches anything to
-live mode, and the key is never printed.
+live mode, and the key is never printed: it is registered with ``nightwatch.redaction``, and the
+address shown is stripped of any credentials written into it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 import openai
 
+from nightwatch.redaction import redact, remember_secret
 from nightwatch.standin import StandInModel
 
 LIVE_FLAG = "NIGHTWATCH_LIVE"
@@ -31,7 +33,7 @@ class ModelChoice:
         """Where requests go, without any secret."""
         if not self.live:
             return f"オフライン: 代役モデル（上限 {self.standin.context_limit} トークン）"
-        return f"ライブ: {self.client.base_url} のモデル {self.model}"
+        return redact(f"ライブ: {self.client.base_url} のモデル {self.model}")
 
 
 def live_mode_requested(environ: dict[str, str] | None = None) -> bool:
@@ -49,6 +51,7 @@ def choose_model(environ: dict[str, str] | None = None, context_limit: int | Non
         raise RuntimeError(
             f"{LIVE_FLAG}=1 needs OPENAI_API_KEY (for OpenAI) or OPENAI_BASE_URL (for a local server)."
         )
+    remember_secret(environ.get("OPENAI_API_KEY"))
     client = openai.OpenAI(
         api_key=environ.get("OPENAI_API_KEY") or "not-needed-for-a-local-server",
         base_url=environ.get("OPENAI_BASE_URL") or None,

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nightwatch.budget import ContextBudgetExceeded, request_size, tier_sizes
+from nightwatch.redaction import redact
 
 TokenEstimator = Callable[[str], int]
 """Counts the tokens of one string (a real tokenizer, or the character-count fake in tests)."""
@@ -180,7 +181,7 @@ class ConversationMemory:
             new_summary = self._new_summary(self.summary, overflow)
         except Exception as exc:  # any summarizer failure: keep everything, log it, retry later
             self.failures.append(
-                CompactionFailure(after_exchange=self.exchanges_added, error=f"{type(exc).__name__}: {exc}")
+                CompactionFailure(after_exchange=self.exchanges_added, error=redact(f"{type(exc).__name__}: {exc}"))
             )
             return False
         # Only now, with a usable summary in hand, does anything leave the window.

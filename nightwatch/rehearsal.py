@@ -21,6 +21,7 @@ import openai
 from nightwatch.agent import BaseAgent
 from nightwatch.budget import ContextBudgetExceeded
 from nightwatch.nights import Night
+from nightwatch.redaction import redact
 from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, encoding_for_model
 
 if TYPE_CHECKING:
@@ -71,10 +72,10 @@ def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.Data
             reply = agent.run(turn.text)
             prompt_tokens = agent.last_prompt_tokens
         except openai.APIStatusError as exc:
-            error = f"{exc.status_code} {exc.code}: {api_error_message(exc)}"
+            error = redact(f"{exc.status_code} {exc.code}: {api_error_message(exc)}")
             prompt_tokens = refused_prompt_tokens(exc)
         except openai.APIError as exc:  # no HTTP status: a timeout or a lost connection
-            error = f"{type(exc).__name__}: {exc}"
+            error = redact(f"{type(exc).__name__}: {exc}")
             prompt_tokens = None
         except ContextBudgetExceeded as exc:  # refused before sending: no request was made
             error = f"budget: {exc}"

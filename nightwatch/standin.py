@@ -7,22 +7,32 @@ refuses one over its context limit exactly as the API does, reports ``usage``, a
 request for plotting. It can be told to fail on chosen calls (429, 500, or a timeout), so tests can
 show what an agent does when the real SDK raises. What it answers comes from ``nightwatch.reader.read`` and depends on the request alone;
 each recorded request keeps the reader's grounding trace.
+
+Requests arrive in every shape current clients send (``nightwatch.chat_protocol`` reduces them to
+plain messages) and may ask for a stream. The same object serves many threads at once behind the
+HTTP server, so its shared state (the call counter, the request log) is guarded by a lock, and the
+log is a ring of the most recent requests, so a long-running server's memory stays flat.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import httpx2
 import openai
 
 from nightwatch.reader import Source, read
+from nightwatch.chat_protocol import ProtocolError, parse_chat_request, stream_events
 from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
 
 DEFAULT_CONTEXT_LIMIT = 2048
+DEFAULT_REQUEST_LOG_SIZE = 2000  # a whole in-process night (a few hundred calls) stays readable
 STANDIN_BASE_URL = "http://standin.nightwatch/v1"
 
 
@@ -49,18 +59,21 @@ class RecordedRequest:
 
 
 def context_length_error(limit: int, prompt_tokens: int, max_tokens: int | None) -> dict[str, Any]:
-    """The body OpenAI returns for a request over the context window."""
-    if max_tokens is None:
-        detail = f"However, your messages resulted in {prompt_tokens} tokens."
-    else:
+    """The body OpenAI returns for a request over the context window.
+
+    The wording is the API's current one ("Input tokens exceed the configured limit ..."): under
+    openai 3.x ``str(error)`` carries only this message, not the code, and it is this phrase that
+    langchain-openai looks for to raise its context-overflow error.
+    """
+    detail = f"Your messages resulted in {prompt_tokens} tokens."
+    if max_tokens is not None:
         detail = (
-            f"However, you requested {prompt_tokens + max_tokens} tokens "
-            f"({prompt_tokens} in the messages, {max_tokens} in the completion)."
+            f"Your messages resulted in {prompt_tokens} tokens, and you requested {prompt_tokens + max_tokens} "
+            f"tokens ({prompt_tokens} in the messages, {max_tokens} in the completion)."
         )
     return {
         "error": {
-            "message": f"This model's maximum context length is {limit} tokens. {detail} "
-            "Please reduce the length of the messages.",
+            "message": f"Input tokens exceed the configured limit of {limit} tokens. {detail}",
             "type": "invalid_request_error",
             "param": "messages",
             "code": "context_length_exceeded",
@@ -68,9 +81,52 @@ def context_length_error(limit: int, prompt_tokens: int, max_tokens: int | None)
     }
 
 
+def error_body(message: str, param: str | None = None, kind: str = "invalid_request_error",
+               code: str | None = None) -> dict[str, Any]:
+    """OpenAI's error object: every refusal, from the stand-in or the server around it, has this shape."""
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
 def invalid_request(message: str, param: str | None = None, status: int = 400) -> httpx2.Response:
-    body = {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": None}}
-    return httpx2.Response(status, json=body)
+    return httpx2.Response(status, json=error_body(message, param))
+
+
+class RequestLog(Sequence[RecordedRequest]):
+    """The last ``size`` requests, oldest first; safe to append to from many threads."""
+
+    def __init__(self, size: int) -> None:
+        if type(size) is not int or size <= 0:
+            raise ValueError("the request log size must be a positive integer")
+        self.size = size
+        self._items: deque[RecordedRequest] = deque(maxlen=size)
+        self._lock = threading.Lock()
+
+    def append(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._items.append(request)
+
+    def _snapshot(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> RecordedRequest: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[RecordedRequest]: ...
+    def __getitem__(self, index: int | slice) -> RecordedRequest | list[RecordedRequest]:
+        if isinstance(index, slice):
+            return self._snapshot()[index]
+        with self._lock:
+            return self._items[index]
+
+    def __iter__(self) -> Iterator[RecordedRequest]:
+        return iter(self._snapshot())
+
+    def __repr__(self) -> str:
+        return f"RequestLog({len(self)} of the last {self.size} requests)"
 
 
 class StandInModel:
@@ -82,6 +138,7 @@ class StandInModel:
         encoding_name: str = DEFAULT_ENCODING,
         model_name: str = "nightwatch-standin",
         faults: dict[int, Fault] | None = None,
+        request_log_size: int = DEFAULT_REQUEST_LOG_SIZE,
     ) -> None:
         if not isinstance(context_limit, int) or context_limit <= 0:
             raise ValueError("context_limit must be a positive integer")
@@ -93,7 +150,8 @@ class StandInModel:
         self.model_name = model_name
         self.faults = dict(faults or {})
         self.calls = 0
-        self.requests: list[RecordedRequest] = []
+        self.requests = RequestLog(request_log_size)
+        self._calls_lock = threading.Lock()
 
     def client(self) -> openai.OpenAI:
         """A real ``openai.OpenAI`` client whose HTTP requests never leave the process."""
@@ -109,10 +167,16 @@ class StandInModel:
         """Serve one HTTP request the way the chat-completions API would."""
         if request.method == "GET" and request.url.path.endswith("/models"):
             return httpx2.Response(200, json={"object": "list", "data": [self._model_card()]})
+        if request.method == "GET" and "/models/" in request.url.path:
+            model = request.url.path.rsplit("/models/", 1)[1]
+            if model == self.model_name:
+                return httpx2.Response(200, json=self._model_card())
+            return invalid_request(f"The model '{model}' does not exist.", "model", status=404)
         if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
-            return invalid_request(f"Unknown request URL: {request.method} {request.url.path}", status=404)
-        self.calls += 1
-        fault = self.faults.get(self.calls)
+            return invalid_request(f"Invalid URL ({request.method} {request.url.path})", status=404)
+        with self._calls_lock:
+            self.calls += 1
+            fault = self.faults.get(self.calls)
         if fault == "timeout":
             raise httpx2.ReadTimeout("the stand-in did not answer in time", request=request)
         if fault is not None:
@@ -120,26 +184,18 @@ class StandInModel:
             return httpx2.Response(status, json=body)
         try:
             body = json.loads(request.content)
-        except ValueError:
+        except (ValueError, RecursionError):
             return invalid_request("The request body is not valid JSON.")
         if not isinstance(body, dict):
             return invalid_request("The request body must be a JSON object.")
         return self.complete(body)
 
     def complete(self, body: dict[str, Any]) -> httpx2.Response:
-        messages = body.get("messages")
-        if not isinstance(messages, list) or not messages:
-            return invalid_request("'messages' must be a non-empty array.", "messages")
-        for message in messages:
-            if not (
-                isinstance(message, dict)
-                and isinstance(message.get("role"), str)
-                and isinstance(message.get("content"), str)
-            ):
-                return invalid_request("Each message needs a string 'role' and 'content'.", "messages")
-        max_tokens = body.get("max_tokens", body.get("max_completion_tokens"))
-        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens <= 0):
-            return invalid_request("'max_tokens' must be a positive integer.", "max_tokens")
+        try:
+            chat = parse_chat_request(body)
+        except ProtocolError as refused:
+            return invalid_request(refused.message, refused.param)
+        messages, max_tokens = chat.messages, chat.max_tokens
 
         prompt_tokens = count_message_tokens(messages, self.encoding_name)
         over = prompt_tokens + (max_tokens or 0) > self.context_limit
@@ -158,27 +214,28 @@ class StandInModel:
             finish_reason = "length"
         completion_tokens = count_text_tokens(reply, self.encoding_name)
         digest = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()[:16]
-        return httpx2.Response(
-            200,
-            json={
-                "id": f"chatcmpl-standin-{digest}",
-                "object": "chat.completion",
-                "created": 0,
-                "model": str(body.get("model", self.model_name)),
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": reply},
-                        "finish_reason": finish_reason,
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
+        completion = {
+            "id": f"chatcmpl-standin-{digest}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": str(body.get("model", self.model_name)),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply},
+                    "finish_reason": finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
             },
-        )
+        }
+        if chat.stream:
+            events = b"".join(stream_events(completion, chat.include_usage))
+            return httpx2.Response(200, content=events, headers={"content-type": "text/event-stream"})
+        return httpx2.Response(200, json=completion)
 
     def _model_card(self) -> dict[str, Any]:
         return {"id": self.model_name, "object": "model", "created": 0, "owned_by": "nightwatch"}

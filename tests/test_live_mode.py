@@ -1,10 +1,25 @@
-"""Live mode is an explicit opt-in; a key alone never switches it on, and is never shown."""
+"""Live mode is an explicit opt-in; a key alone never switches it on, is never shown, and a failure never crashes it."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+
+import httpx2
+import openai
 import pytest
 
+from nightwatch.__main__ import main
+from nightwatch.before import NightWatchAgent
 from nightwatch.live import choose_model, live_mode_requested
+from nightwatch.memory import ConversationMemory, MemoryPolicy
+from nightwatch.nights import MISSION, celebration_eve
+from nightwatch.redaction import redact
+from nightwatch.rehearsal import run_night
+from nightwatch.server import StandInServer
+from nightwatch.summarizers import LLMSummarizer
+from nightwatch.tokens import estimate_tokens_by_chars
 
 SECRET = "sk-test-0123456789abcdef"
 
@@ -36,3 +51,91 @@ def test_live_mode_uses_the_environment_and_hides_the_key():
 def test_live_mode_without_credentials_is_refused_clearly():
     with pytest.raises(RuntimeError, match="OPENAI_API_KEY"):
         choose_model({"NIGHTWATCH_LIVE": "1"})
+
+
+# --- live mode when things go wrong: nothing crashes, no key is shown or stored ------------------
+
+LOCAL_KEY = "local-server-passphrase"  # a key of no particular shape, as a local server may use
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def echoing_client(key: str) -> openai.OpenAI:
+    """A server that, like some proxies, quotes the request's credentials back in its error text."""
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        quoted = request.headers["authorization"]
+        return httpx2.Response(401, json={"error": {"message": f"Incorrect API key provided: {quoted}",
+                                                    "type": "invalid_request_error", "param": None,
+                                                    "code": "invalid_api_key"}})
+    return openai.OpenAI(api_key=key, base_url="http://echo.invalid/v1", max_retries=0,
+                         http_client=httpx2.Client(transport=httpx2.MockTransport(handle)))
+
+
+@pytest.mark.parametrize("text", [
+    f"Incorrect API key provided: {SECRET}",
+    f"Bearer {LOCAL_KEY}",
+    f"http://user:{LOCAL_KEY}@127.0.0.1:8000/v1",
+    f"https://{SECRET}@example.invalid/v1",
+])
+def test_redact_masks_key_shapes_and_url_credentials(text):
+    masked = redact(text)
+    assert SECRET not in masked and LOCAL_KEY not in masked and "[REDACTED]" in masked
+
+
+def test_redact_leaves_ordinary_text_alone():
+    assert redact("一時、異常なし。 sk-8 http://127.0.0.1:8000/v1") == "一時、異常なし。 sk-8 http://127.0.0.1:8000/v1"
+
+
+def test_describe_hides_credentials_written_into_the_url():
+    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://me:{SECRET}@127.0.0.1:9/v1"})
+    assert SECRET not in choice.describe() and "127.0.0.1:9" in choice.describe()
+
+
+def test_a_key_echoed_in_an_error_is_not_stored_in_the_night_table():
+    frame = run_night(NightWatchAgent("ヴェスパー", MISSION, client=echoing_client(SECRET)), celebration_eve())
+    assert len(frame) == 1 and frame["error"].iloc[0].startswith("401 invalid_api_key")
+    assert SECRET not in frame.to_json(force_ascii=False)
+
+
+def test_a_live_key_of_any_shape_is_masked_once_live_mode_has_it():
+    choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_API_KEY": LOCAL_KEY, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    frame = run_night(NightWatchAgent("ヴェスパー", MISSION, client=echoing_client(LOCAL_KEY)), celebration_eve())
+    assert LOCAL_KEY not in frame.to_json(force_ascii=False)
+
+
+def test_a_key_echoed_to_the_summarizer_is_not_kept_in_memory_failures():
+    memory = ConversationMemory(MISSION, MemoryPolicy(window_size=1, token_threshold=10), estimate_tokens_by_chars,
+                                LLMSummarizer(echoing_client(SECRET)))
+    for hour in ["一時", "二時", "三時"]:
+        memory.add_exchange(f"{hour}です。巡回をお願いします。", f"{hour}、異常なし。")
+    assert memory.failures and all("AuthenticationError" in failure.error for failure in memory.failures)
+    assert SECRET not in memory.to_json() and SECRET not in repr(memory.failures)
+
+
+def test_the_cli_reports_a_failed_first_call_instead_of_crashing(monkeypatch, capsys):
+    monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://me:{SECRET}@127.0.0.1:{closed_port()}/v1")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    main([])
+    out = capsys.readouterr().out
+    assert out.count("を止めたエラー: APIConnectionError") == 3  # one line per design says what failed
+    assert "途中で停止" in out and SECRET not in out
+
+
+def test_live_mode_cli_against_the_served_stand_in_shows_the_count_gap():
+    server = StandInServer()
+    environment = {"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": server.base_url,
+                   "NIGHTWATCH_MODEL": "nightwatch-standin", "PATH": ""}
+    with server.running():
+        result = subprocess.run([sys.executable, "-m", "nightwatch"], capture_output=True, text=True,
+                                env=environment, check=True, timeout=120)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("ライブ: http://127.0.0.1:")
+    assert "数え方の差" in result.stdout
+    # The served stand-in counts with the same tokenizer, so the gap is zero on every design.
+    table = [line for line in lines if line.startswith(("春", "一行", "三層")) and "を止めたエラー" not in line]
+    assert len(table) == 3 and all(line.split()[-1] == "0" for line in table)

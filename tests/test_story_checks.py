@@ -39,7 +39,7 @@ def test_before_request_grows_strictly_until_the_12th_call_is_refused_unhandled(
     with pytest.raises(openai.BadRequestError) as refused:
         agent.run(FIXED_TEXT)
     assert refused.value.code == "context_length_exceeded"
-    assert f"your messages resulted in {sizes[11]} tokens" in refused.value.message
+    assert f"Your messages resulted in {sizes[11]} tokens" in refused.value.message
     assert [r.refused for r in standin.requests] == [False] * 11 + [True]
 
 

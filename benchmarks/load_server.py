@@ -1,0 +1,163 @@
+"""Load on the served stand-in: many clients at once, a long run of requests, and the server's memory.
+
+Starts ``python -m nightwatch serve --port 0`` (the command readers use) on loopback, then:
+
+1. ``--clients`` concurrent one-shot clients (each its own ``AsyncOpenAI`` with ``max_retries=0``,
+   so a refused connection counts as a failure instead of being retried away);
+2. ``--sequential`` requests one after another, with the server's RSS read before and after;
+3. ``--large`` requests of about one megabyte each, RSS read again.
+
+Goals (exit status 1 if missed): every request answered, and RSS growth over the sequential run
+under ``--rss-budget-mb``. Everything is bounded: counts are capped and ``--time-limit`` stops the run.
+
+    python benchmarks/load_server.py                     # 500 clients, 10,000 sequential, 50 large
+    python benchmarks/load_server.py --clients 100 --sequential 1000 --large 0   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2
+import openai
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+MISSION = "あなたは夜警です。毎正時に館内を巡回し、異常の有無を告げてください。"
+MAX_CLIENTS, MAX_SEQUENTIAL, MAX_LARGE = 2000, 50_000, 500
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    process = subprocess.Popen([sys.executable, "-m", "nightwatch", "serve", "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
+    banner = process.stdout.readline()
+    if "http://127.0.0.1:" not in banner:
+        process.kill()
+        raise SystemExit(f"the server did not start: {banner!r}")
+    port = int(banner.split("http://127.0.0.1:")[1].split("/")[0])
+    return process, f"http://127.0.0.1:{port}/v1"
+
+
+def patrol(index: int) -> list[dict[str, str]]:
+    hour = "一二三四五"[index % 5]
+    return [{"role": "system", "content": MISSION},
+            {"role": "user", "content": f"（柱時計が鳴る）{hour}時です。巡回をお願いします。（{index}）"}]
+
+
+def rss_mb(process: psutil.Process) -> float:
+    return process.memory_info().rss / 2**20
+
+
+async def concurrent_clients(base_url: str, count: int, deadline: float) -> tuple[int, dict[str, int], float]:
+    """``count`` clients, each with its own connection, all sent at once; answered and failures by kind."""
+    failures: dict[str, int] = {}
+    tls = ssl.create_default_context()  # built once: loading CA certificates per client would dominate
+    clients = [openai.AsyncOpenAI(api_key="unused", base_url=base_url, max_retries=0, timeout=60,
+                                  http_client=httpx2.AsyncClient(verify=tls, timeout=60)) for _ in range(count)]
+
+    async def one(index: int) -> bool:
+        try:
+            response = await clients[index].chat.completions.create(model="gpt-4o", messages=patrol(index))
+            return bool(response.choices[0].message.content)
+        except Exception as exc:  # counted, not raised: the point is how many fail and how
+            failures[type(exc).__name__] = failures.get(type(exc).__name__, 0) + 1
+            return False
+
+    started = time.monotonic()
+    try:
+        results = await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(count))),
+                                         timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        took = time.monotonic() - started
+        await asyncio.gather(*(client.close() for client in clients))
+    return sum(results), failures, took
+
+
+def sequential(base_url: str, count: int, deadline: float, content: str | None = None) -> tuple[int, float]:
+    """``count`` requests one after another on one kept-alive connection; stops at the deadline.
+
+    A plain HTTP client, not the SDK: this phase measures the server, and the SDK's own work per call
+    would only slow the loop down.
+    """
+    answered, started = 0, time.monotonic()
+    with httpx2.Client(base_url=base_url, timeout=60) as client:
+        for index in range(count):
+            if time.monotonic() > deadline:
+                break
+            messages = patrol(index) if content is None else [{"role": "user", "content": f"{index}{content}"}]
+            try:
+                response = client.post("/chat/completions", json={"model": "gpt-4o", "messages": messages})
+            except httpx2.HTTPError:
+                continue
+            if response.status_code == 200:
+                answered += bool(response.json()["choices"][0]["message"]["content"])
+            else:  # a large request is refused (over the context window) once read and counted in full
+                answered += response.json()["error"]["code"] == "context_length_exceeded"
+    return answered, time.monotonic() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=500)
+    parser.add_argument("--sequential", type=int, default=10_000)
+    parser.add_argument("--large", type=int, default=50, help="requests of about 1 MB each")
+    parser.add_argument("--rss-budget-mb", type=float, default=10.0)
+    parser.add_argument("--time-limit", type=float, default=600.0, help="seconds for the whole run")
+    args = parser.parse_args()
+    if not (0 < args.clients <= MAX_CLIENTS and 0 < args.sequential <= MAX_SEQUENTIAL
+            and 0 <= args.large <= MAX_LARGE):
+        parser.error(f"bounds: clients 1..{MAX_CLIENTS}, sequential 1..{MAX_SEQUENTIAL}, large 0..{MAX_LARGE}")
+    deadline = time.monotonic() + args.time_limit
+
+    server, base_url = start_server()
+    try:
+        memory = psutil.Process(server.pid)
+        sequential(base_url, 200, deadline)  # warm up: tokenizer loaded, thread pool started
+        warm = rss_mb(memory)
+
+        answered, failures, took = asyncio.run(concurrent_clients(base_url, args.clients, deadline))
+        print(f"{args.clients} concurrent clients: {answered} answered in {took:.1f} s; failures {failures or 'none'}")
+        after_burst = rss_mb(memory)
+
+        before = rss_mb(memory)
+        done, took = sequential(base_url, args.sequential, deadline)
+        after = rss_mb(memory)
+        growth = after - before
+        print(f"{args.sequential} sequential requests: {done} answered in {took:.1f} s "
+              f"({done / took:.0f}/s); RSS {before:.1f} -> {after:.1f} MB ({growth:+.1f} MB)")
+
+        large_done = 0
+        if args.large:
+            large_done, took = sequential(base_url, args.large, deadline, content="夜" * 350_000)
+            print(f"{args.large} requests of ~1 MB: {large_done} answered in {took:.1f} s; "
+                  f"RSS {after:.1f} -> {rss_mb(memory):.1f} MB")
+        print(f"RSS after warm-up {warm:.1f} MB, after the burst {after_burst:.1f} MB, at the end {rss_mb(memory):.1f} MB")
+    finally:
+        server.send_signal(signal.SIGINT)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+    goals = {
+        "every concurrent client answered": answered == args.clients,
+        "every sequential request answered": done == args.sequential,
+        "every large request answered": large_done == args.large,
+        f"RSS growth under {args.rss_budget_mb:g} MB": growth < args.rss_budget_mb,
+    }
+    for goal, met in goals.items():
+        print(f"{'ok  ' if met else 'MISS'} {goal}")
+    return 0 if all(goals.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
