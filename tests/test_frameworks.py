@@ -18,6 +18,7 @@ import pytest
 
 from nightwatch.before import TrimmedNightWatchAgent
 from nightwatch.nights import MISSION, Night, celebration_eve
+from nightwatch.reader import read
 from nightwatch.rehearsal import run_night
 from nightwatch.standin import StandInModel
 
@@ -152,12 +153,14 @@ def test_llamaindex_llm_sends_roles_intact_through_the_standins_client():
     from nightwatch.frameworks.with_llamaindex import standin_llm
 
     standin = StandInModel()
+    question = "（柱時計が鳴る）八時です。巡回をお願いします。"
     response = standin_llm(standin).chat(
-        [ChatMessage(role=MessageRole.SYSTEM, content=MISSION),
-         ChatMessage(role=MessageRole.USER, content="（柱時計が鳴る）八時です。巡回をお願いします。")]
+        [ChatMessage(role=MessageRole.SYSTEM, content=MISSION), ChatMessage(role=MessageRole.USER, content=question)]
     )
-    assert [m["role"] for m in standin.requests[-1].messages] == ["system", "user"]
-    assert response.message.content == "八時、異常なし。"
+    plain = [{"role": "system", "content": MISSION}, {"role": "user", "content": question}]
+    assert standin.requests[-1].messages == plain
+    # the reply reaches LlamaIndex unchanged: what the stand-in says to exactly this request
+    assert response.message.content == read(plain).content
 
 
 @needs_frameworks
@@ -165,13 +168,13 @@ def test_llamaindex_llm_sends_roles_intact_through_the_standins_client():
 def test_chat_engine_system_prompt_pins_the_mission_and_history_placement_loses_it(memory):
     from nightwatch.frameworks.with_llamaindex import ChatEngineAgent
 
-    night = first_turns(14)
-    pinned = run_night(ChatEngineAgent(StandInModel(), MISSION, memory=memory, token_limit=300), night)
+    night = first_turns(18)
+    pinned = run_night(ChatEngineAgent(StandInModel(), MISSION, memory=memory, token_limit=250), night)
     stored = run_night(
-        ChatEngineAgent(StandInModel(), MISSION, memory=memory, token_limit=300, mission_in_history=True), night
+        ChatEngineAgent(StandInModel(), MISSION, memory=memory, token_limit=250, mission_in_history=True), night
     )
     assert pinned["mission_in_request"].all()
-    assert stored["mission_in_request"].iloc[0] and not stored["mission_in_request"].iloc[-1]
+    assert not stored["mission_in_request"].iloc[-1]  # pushed out (Memory) or folded into a summary
 
 
 @needs_frameworks

@@ -27,13 +27,14 @@ class FrameworkAgent:
     may call the model more than once per turn (to summarize first); the last request of a turn is
     the answer, every earlier one is a summary call, counted in ``summary_calls``."""
 
-    def __init__(self, standin: StandInModel, mission: str) -> None:
+    def __init__(self, standin: StandInModel, mission: str, model: str = "gpt-4o") -> None:
         if not isinstance(standin, StandInModel):
             raise TypeError(f"standin must be a StandInModel, got {type(standin).__name__}")
         if not isinstance(mission, str) or not mission.strip():
             raise ValueError("mission must be a non-empty string: the watchman needs a duty")
         self.standin = standin
         self.mission = mission
+        self.model = model  # the model name the framework sends; run_night counts in its encoding
         self.last_messages: list[dict[str, str]] = []
         self.last_prompt_tokens: int | None = None
         self.summary_calls: list[int] = []  # per turn

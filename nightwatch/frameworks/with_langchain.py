@@ -2,20 +2,21 @@
 
 The chat model is LangChain's own ``ChatOpenAI``; only its HTTP client is swapped for one whose
 transport is the stand-in, so the request LangChain builds is the request the stand-in reads.
-Token counts use nightwatch's packaged encoding (``count_langchain_tokens``): left to itself,
-``ChatOpenAI.get_num_tokens_from_messages`` asks tiktoken for a table it may download.
+Token counts: left to itself, ``ChatOpenAI.get_num_tokens_from_messages`` asks tiktoken for gpt-4o's
+table and downloads it at first use. After ``nightwatch.tokens.register_offline_encodings()`` tiktoken
+serves the packaged, hash-checked table instead, so LangChain's own count works offline; the agents
+here pass ``count_langchain_tokens`` (the same formula and table, through nightwatch's count cache).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import httpx2
 
 from nightwatch.frameworks import EXTRA_HINT, FrameworkAgent
 from nightwatch.standin import STANDIN_BASE_URL, StandInModel
-from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens
+from nightwatch.tokens import count_message_tokens
 
 try:
     from langchain.agents import create_agent
@@ -43,15 +44,10 @@ def chat_model(standin: StandInModel, model: str = "gpt-4o") -> ChatOpenAI:
 def count_langchain_tokens(messages: Sequence[BaseMessage]) -> int:
     """Prompt tokens of LangChain messages, counted exactly as the stand-in counts a request.
 
-    ``trim_messages`` calls its counter again and again on overlapping slices of the history, so
-    each message's share is remembered (a message's text never changes once it is said)."""
-    plain = convert_to_openai_messages(list(messages))
-    return sum(_message_share(m["role"], m["content"]) for m in plain) + REPLY_PRIMER_TOKENS
-
-
-@lru_cache(maxsize=4096)
-def _message_share(role: str, content: str) -> int:
-    return count_message_tokens([{"role": role, "content": content}]) - REPLY_PRIMER_TOKENS
+    ``trim_messages`` calls its counter again and again on overlapping slices of the history; this
+    counter goes through nightwatch's count cache, so a message already counted costs a lookup."""
+    plain = [{"role": m["role"], "content": m["content"]} for m in convert_to_openai_messages(list(messages))]
+    return count_message_tokens(plain)
 
 
 class TrimmingAgent(FrameworkAgent):
@@ -70,7 +66,7 @@ class TrimmingAgent(FrameworkAgent):
         super().__init__(standin, mission)
         if not isinstance(max_tokens, int) or max_tokens <= 0:
             raise ValueError("max_tokens must be a positive integer")
-        self.model = chat_model(standin)
+        self.chat_model = chat_model(standin, self.model)
         self.history: list[BaseMessage] = [SystemMessage(mission)]
         # token_counter=len counts messages, not tokens: then max_tokens=12 is history[-12:].
         self.options = {
@@ -83,7 +79,7 @@ class TrimmingAgent(FrameworkAgent):
 
     def answer(self, user_input: str) -> str:
         self.history.append(HumanMessage(user_input))
-        reply = self.model.invoke(trim_messages(self.history, **self.options))
+        reply = self.chat_model.invoke(trim_messages(self.history, **self.options))
         self.history.append(AIMessage(reply.text))
         return reply.text
 
@@ -103,16 +99,16 @@ class SummarizingAgent(FrameworkAgent):
         mission_in_history: bool = False,
     ) -> None:
         super().__init__(standin, mission)
-        self.model = chat_model(standin)
+        self.chat_model = chat_model(standin, self.model)
         self.middleware = SummarizationMiddleware(
-            self.model,
+            self.chat_model,
             trigger=("tokens", trigger_tokens),
             keep=("messages", keep_messages),
             token_counter=count_langchain_tokens,
         )
         self.mission_in_history = mission_in_history
         self.graph = create_agent(
-            self.model,
+            self.chat_model,
             tools=[],
             system_prompt=None if mission_in_history else mission,
             middleware=[self.middleware],

@@ -70,9 +70,9 @@ class OpenAIClientLLM(CustomLLM):
         yield self.complete(prompt, formatted=formatted)
 
 
-def standin_llm(standin: StandInModel) -> OpenAIClientLLM:
+def standin_llm(standin: StandInModel, model: str = "gpt-4o") -> OpenAIClientLLM:
     client: openai.OpenAI = standin.client()
-    return OpenAIClientLLM(client=client, context_window=standin.context_limit)
+    return OpenAIClientLLM(client=client, model=model, context_window=standin.context_limit)
 
 
 class ChatEngineAgent(FrameworkAgent):
@@ -90,7 +90,7 @@ class ChatEngineAgent(FrameworkAgent):
         token_flush_size: int | None = None,
     ) -> None:
         super().__init__(standin, mission)
-        self.llm = standin_llm(standin)
+        self.llm = standin_llm(standin, self.model)
         history = [ChatMessage(role=MessageRole.SYSTEM, content=mission)] if mission_in_history else []
         if memory == "summary":
             self.framework_memory = ChatSummaryMemoryBuffer.from_defaults(
