@@ -31,7 +31,7 @@ COUNT_CACHE_SIZE = 8192
 
 __all__ = [
     "COUNT_CACHE_SIZE", "DEFAULT_ENCODING", "DEFAULT_MODEL", "PACKAGED_ENCODINGS", "REPLY_PRIMER_TOKENS",
-    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "chat_request_tokens", "count_cache_info",
+    "TOKENS_PER_MESSAGE", "TOKENS_PER_NAME", "chat_request_tokens", "clear_count_cache", "count_cache_info",
     "count_message_tokens", "count_text_tokens", "encoding_for_model", "estimate_tokens_by_chars",
     "get_encoding", "message_tokens", "register_offline_encodings",
 ]
@@ -71,6 +71,11 @@ def count_text_tokens(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
 def count_cache_info():
     """Hits, misses and size of the count cache (``functools`` cache info)."""
     return _cached_count.cache_info()
+
+
+def clear_count_cache() -> None:
+    """Forget every count (a benchmark starting cold, a test that counts misses)."""
+    _cached_count.cache_clear()
 
 
 def message_tokens(message: Mapping[str, str], count_text: Callable[[str], int]) -> int:
