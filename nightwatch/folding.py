@@ -16,7 +16,7 @@ from __future__ import annotations
 from nightwatch.reader.summary import Summary, fold as fold_lines, pairs_to_lines
 
 
-def fold(summary: str, exchanges: list[tuple[str, str]], max_items: int = 4, max_chars: int = 60) -> str:
+def fold(summary: str, exchanges: list[tuple[str, str]], max_items: int | None = None, max_chars: int = 60) -> str:
     """Fold (user_text, watchman_reply) pairs into the three-line summary ``summary``."""
     return fold_lines(summary, pairs_to_lines(exchanges), max_items, max_chars)
 

@@ -41,9 +41,9 @@ class CountingSummarizer:
 class ThreeLineSummarizer:
     """At most three lines: handover notes, events (what happened once), and the routine as counts."""
 
-    def __init__(self, max_items: int = 4, max_chars: int = 60) -> None:
-        if max_items <= 0 or max_chars <= 1:
-            raise ValueError("max_items must be > 0 and max_chars > 1")
+    def __init__(self, max_items: int | None = None, max_chars: int = 60) -> None:
+        if (max_items is not None and max_items <= 0) or max_chars <= 1:
+            raise ValueError("max_items must be > 0 (or None: no cap) and max_chars > 1")
         self.max_items = max_items
         self.max_chars = max_chars
 

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from nightwatch import persona
-from nightwatch.compare import compare_designs, make_agent
-from nightwatch.nights import MISSION, busy_night, celebration_eve, spring_night
+from nightwatch.compare import DESIGN_NAMES, compare_designs, make_agent, night_outcome
+from nightwatch.nights import MISSION, Incident, busy_night, celebration_eve, spring_night
 from nightwatch.rehearsal import run_night
 from nightwatch.standin import StandInModel
 
@@ -116,3 +116,16 @@ def test_offline_count_equals_what_the_stand_in_reports(eve):
     for frame in frames.values():
         answered = frame[frame["error"].isna()]
         assert (answered["prompt_tokens"] == answered["counted_tokens"]).all()
+
+
+def test_the_judge_reads_key_facts_and_the_grounding(eve):
+    table, frames = eve
+    night = celebration_eve()
+    for design, frame in frames.items():
+        from_frame = night_outcome(frame, night)  # no record: the duty the reply quotes
+        assert from_frame == table.loc[DESIGN_NAMES[design], list(from_frame)].to_dict()
+    delivery = night.incidents[0]
+    assert delivery.stated_in("…バロウズ鉱山会社のハーロウさんが、祝賀の追加の木箱を三つ…")
+    assert not delivery.stated_in("ハーロウさんが来ました")  # one key fact is not enough
+    assert Incident(label="古い書き方", report_marker="ハーロウ").key_facts == ("ハーロウ",)
+    assert Incident(label="新しい書き方", key_facts=("西の鎧戸", "緩")).report_marker == "西の鎧戸"

@@ -25,6 +25,11 @@ def test_clock_times_in_kanji_arabic_and_english():
     assert find_clock("二時間ほど待ちました") is None  # a duration, not a time
 
 
+def test_an_hour_in_arabic_numerals_is_an_hourly_call_too():
+    assert read([MISSION_MESSAGE, {"role": "user", "content": "1時です。"}]).content.startswith("1時、異常なし。")
+    assert read([{"role": "user", "content": "1時です。"}]).content == "承知いたしました。"
+
+
 def test_sentences_keep_quoted_speech_whole_and_language_is_read_from_the_text():
     assert sentences("扉を叩く音。「開けて。早く」と言う。") == ["扉を叩く音。", "「開けて。早く」と言う。"]
     assert (language("三時です"), language("It is three o'clock.")) == ("ja", "en")
@@ -75,6 +80,15 @@ def test_grounding_of_a_report_lists_the_summary_and_the_window():
     reply = read([MISSION_MESSAGE, summary, told, ack, ask])
     assert [(s.index, s.tier) for s in reply.grounding] == [(0, "instruction"), (1, "material"), (2, "conversation"), (4, "question")]
     assert "西の鎧戸" in reply.content and "野良猫" in reply.content
+
+
+def test_an_event_told_by_the_watchman_himself_is_reported():
+    told = [{"role": "user", "content": "（柱時計が鳴る）二時です。"},
+            {"role": "assistant", "content": "二時、見回りの途中で東の窓ガラスのひびを見つけ、板を当てておきました。"},
+            {"role": "user", "content": "六時です。夜のあいだのことを報告してください。"}]
+    reply = read([MISSION_MESSAGE, *told])
+    assert "東の窓ガラスのひび" in reply.content
+    assert (2, "conversation") in [(s.index, s.tier) for s in reply.grounding]
 
 
 def test_rules_can_be_printed_in_order():

@@ -1,10 +1,17 @@
 """The stand-in model's reader: a small, general, deterministic reader of chat requests.
 
 ``read(messages) -> Reply`` answers any request from its messages alone, with the grounding trace
-of where the answer came from. Modules, each one idea: ``text`` (sentences, features, clock times),
-``instructions`` (duties vs material), ``material`` (line kinds, events), ``recall``, ``summary``
-(extractive summaries of any summary request), ``grounding`` (the trace), ``phrases`` (the only
-words of its own), ``rules`` (the ordered rules; ``print(rules_text())`` lists them).
+of where the answer came from. Modules, each one idea:
+
+* ``text``             sentences, features (character n-grams / words), similarity, clock times
+* ``instructions``     duties vs material; duties split into clauses and kinds
+* ``material``         what each line of material is, and which lines are events
+* ``recall``           the best-matching fact, or a hesitation
+* ``summary``          the three-line summary format and how lines are folded into it
+* ``summary_request``  recognising any framework's summary request and its transcript
+* ``grounding``        the trace of which messages a reply drew on
+* ``phrases``          the only words of its own (connectives and labels)
+* ``rules``            the ordered rules; ``print(rules_text())`` lists them
 """
 
 from nightwatch.reader.grounding import Reply, Source

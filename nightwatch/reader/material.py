@@ -6,11 +6,14 @@ Every line of material gets one kind, read from its form alone:
 * ``chime``    a bare clock call ("三時です。", "It is three o'clock."): routine
 * ``question`` it asks something (…か。, ？, ?)
 * ``ask``      it asks the listener to do something, in the speaker's own voice (…ください, please …)
-* ``summary``  an item of a summary the request carries
+* ``summary``  an item of a summary the request carries (``routine``: the opening of a line that recurred)
 * ``reply``    the assistant's own words
 * ``statement`` anything else said by the user
 
-An *event* is a statement (or a summary's event item) that is not routine. A statement is routine
+An *event* is a statement (or a summary's event item) that is not routine, or a sentence of the
+assistant's own that tells something the rest of the request does not (a live watchman reporting
+what he found): at least three content words, half of them said nowhere else. The stand-in's own
+replies never qualify, since every word they hold comes from the request. A statement is routine
 when the night had already told it: the notes cover most of its words, or another line says nearly
 the same. What recurs or was announced is routine; what happens once, unannounced, is an event.
 """
@@ -35,7 +38,7 @@ ASK = re.compile(
 ROUTINE_COVERAGE = 0.5
 NEAR_DUPLICATE = 0.6
 
-LineKind = Literal["note", "chime", "question", "ask", "summary", "reply", "statement"]
+LineKind = Literal["note", "chime", "question", "ask", "summary", "routine", "reply", "statement"]
 
 
 @dataclass(frozen=True)
@@ -96,30 +99,48 @@ def body(text: str) -> str:
     return labelled[1] if labelled else text
 
 
-def is_routine(text: str, notes: list[str], others: list[str]) -> bool:
-    """Announced in the notes, or said (nearly) the same elsewhere: not an event."""
+def is_routine(text: str, notes: list[str], others: list[str], recurring: list[str] = ()) -> bool:
+    """Announced in the notes, said (nearly) the same elsewhere, or known to recur: not an event."""
     if notes and coverage(text, " ".join(notes)) >= ROUTINE_COVERAGE:
+        return True
+    if any(" ".join(text.split()).startswith(opening) for opening in recurring):
         return True
     return any(similarity(text, other) >= NEAR_DUPLICATE for other in others)
 
 
-def events(lines: list[Line]) -> list[Line]:
-    """The lines that are events, in the order the request carries them (duplicates once)."""
+def told_by_the_assistant(line: Line, lines: list[Line], known: str = "") -> list[Line]:
+    """Sentences of an assistant line that tell something new (see the module docstring)."""
+    elsewhere = (known + "".join(other.text for other in lines if other is not line)).lower()
+    told = []
+    for sentence in sentences(line.text):
+        words = content_words(STAGE_DIRECTION.sub("", sentence))
+        novel = [w for w in words if w.lower() not in elsewhere]
+        if len(words) >= 3 and 2 * len(novel) >= len(words):
+            told.append(Line(line.index, line.role, line.kind, sentence))
+    return told
+
+
+def events(lines: list[Line], known: str = "") -> list[Line]:
+    """The lines that are events, in the order the request carries them.
+
+    ``known`` is text the request states outside the material (its instructions). A line that
+    appears twice (in the summary and again in the window, say) recurs, so it is routine."""
     notes = [body(line.text) for line in lines if line.kind == "note"]
-    statements = [line for line in lines if line.kind == "statement"]
+    recurring = [line.text for line in lines if line.kind == "routine"]
+    said = [line for line in lines if line.kind in ("summary", "statement")]
     found: list[Line] = []
     for line in lines:
-        if line.kind == "summary":
-            candidate = line
-        elif line.kind == "statement":
-            others = [s.text for s in statements if s is not line]
-            if is_routine(line.text, notes, others):
+        if line in said:
+            others = [other.text for other in said if other is not line]
+            if line.kind == "statement" and is_routine(line.text, notes, [], recurring):
                 continue
-            candidate = line
-        else:
-            continue
-        if all(similarity(candidate.text, kept.text) < NEAR_DUPLICATE for kept in found):
-            found.append(candidate)
+            if any(similarity(line.text, other) >= NEAR_DUPLICATE for other in others):
+                continue
+            found.append(line)
+        elif line.kind == "reply":
+            for told in told_by_the_assistant(line, lines, known):
+                if all(similarity(told.text, kept.text) < NEAR_DUPLICATE for kept in found):
+                    found.append(told)
     return found
 
 
@@ -127,7 +148,7 @@ def facts(lines: list[Line]) -> list[Line]:
     """Sentences a question can be answered from: notes, statements, summary items, replies."""
     out = []
     for line in lines:
-        if line.kind in ("question", "chime"):
+        if line.kind in ("question", "chime", "routine"):
             continue
         for sentence in sentences(body(line.text)):
             if not is_question(sentence):

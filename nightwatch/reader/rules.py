@@ -16,8 +16,9 @@ from nightwatch.reader import material, recall
 from nightwatch.reader.grounding import Reply, source
 from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.reader.summary import Summary, shorten_item, summarize_request
-from nightwatch.reader.text import coverage, features, find_clock, language, outside_quotes, quoted, sentences
+from nightwatch.reader.summary import Summary, shorten_item
+from nightwatch.reader.summary_request import summarize_request
+from nightwatch.reader.text import features, find_clock, language, outside_quotes, quoted, sentences
 
 REPORT_ASK = re.compile(r"報告|report", re.IGNORECASE)
 DUTY_QUESTION = re.compile(r"務め|役目|仕事|任務|\bdut(y|ies)\b|\bjob\b|\borders\b", re.IGNORECASE)
@@ -61,6 +62,7 @@ def material_lines(messages: Sequence[Mapping[str, str]]) -> list[material.Line]
             carried = Summary.parse(body)
             lines += [material.Line(index, role, "note", note) for note in carried.notes]
             lines += [material.Line(index, role, "summary", event) for event in carried.events]
+            lines += [material.Line(index, role, "routine", opening) for opening in carried.routine]
         elif role == "assistant":
             lines.append(material.Line(index, role, "reply", text))
         else:
@@ -103,7 +105,8 @@ def report(request: Request) -> Reply | None:
         return None
     clock = find_clock(request.question)
     clock_words = clock.words if clock else ""
-    found = material.events(request.lines)
+    instructions = "".join(m.get("content", "") for m in request.messages if is_instruction_message(m))
+    found = material.events(request.lines, known=instructions)
     sources = tuple(source(request.messages, line.index, line.text) for line in found)
     if found:
         items = "".join(
@@ -142,7 +145,7 @@ def duties(request: Request) -> Reply | None:
 
 
 def remember(request: Request) -> Reply | None:
-    """Asked to remember: answer from the best-matching fact; a partial match only hesitates."""
+    """Asked to remember (or any other question): answer from the best-matching fact; a partial match only hesitates."""
     if not (RECALL_QUESTION.search(request.question) or material.is_question(request.question)):
         return None
     topic = recall.topic_of(request.question)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 CONTENT_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fffー々]+|[A-Za-z0-9']+")
 HIRAGANA = re.compile(r"[\u3040-\u309f]")
 PUNCTUATION = re.compile(r"[\s、。，．・…「」『』（）()［］\[\]【】：:；;！!？?／/\-—―~〜\"'“”‘’*#<>=,.]+")
-SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)\s+|\n+|／")
 ENGLISH_STOPWORDS = frozenset(
     "a an the and or but of to in on at by for with from into over under up down out off is are was "
     "were be been being am do does did have has had i you he she it we they me him her us them my your "
@@ -43,6 +43,11 @@ def language(text: str) -> str:
 
 def sentences(text: str) -> list[str]:
     """Sentences and lines, stripped; quotes「…」stay inside the sentence that holds them."""
+    return list(_sentences(text))
+
+
+@lru_cache(maxsize=65536)
+def _sentences(text: str) -> tuple[str, ...]:
     parts: list[str] = []
     depth, start = 0, 0
     for i, ch in enumerate(text):
@@ -50,11 +55,11 @@ def sentences(text: str) -> list[str]:
             depth += 1
         elif ch in "」』":
             depth = max(0, depth - 1)
-        elif depth == 0 and (ch in "。！？\n／" or (ch in "!?" ) or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace()))):
+        elif depth == 0 and (ch in "。！？\n／!?" or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace()))):
             parts.append(text[start : i + 1])
             start = i + 1
     parts.append(text[start:])
-    return [p.strip(" \n\t／") for p in parts if p.strip(" \n\t／。.")]
+    return tuple(p.strip(" \n\t／") for p in parts if p.strip(" \n\t／。."))
 
 
 def _stem(word: str) -> str:
@@ -65,6 +70,7 @@ def _stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65536)
 def features(text: str) -> frozenset[str]:
     """What two texts are compared by: kanji/katakana and their pairs for Japanese, words for English."""
     if language(text) == "ja":
@@ -111,6 +117,7 @@ def _kanji_number(text: str) -> int:
     return KANJI_DIGITS.get(text, 0)
 
 
+@lru_cache(maxsize=65536)
 def find_clock(text: str) -> Clock | None:
     """The first clock time named in ``text``, if any."""
     ja = CLOCK_JA.search(text)
@@ -125,13 +132,14 @@ def find_clock(text: str) -> Clock | None:
     return None
 
 
+QUOTED = re.compile(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”")
+
+
 def quoted(text: str) -> list[str]:
-    """Spans inside「」or "" quotes."""
-    return re.findall(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”", text) and [
-        next(g for g in groups if g) for groups in re.findall(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”", text)
-    ]
+    """Spans inside「」or "" quotes, in order."""
+    return [next(group for group in groups if group) for groups in QUOTED.findall(text)]
 
 
 def outside_quotes(text: str) -> str:
     """The text with quoted speech removed: what the speaker says in their own voice."""
-    return re.sub(r"「[^」]*」|\"[^\"]*\"|“[^”]*”", "", text)
+    return QUOTED.sub("", text)

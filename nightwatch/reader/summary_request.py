@@ -1,0 +1,112 @@
+"""Recognising a summary request, in any framework's shape, and finding its transcript.
+
+Recognised by form, not by framework: the asking text says 要約 / まとめ / 束ね直 / summarize, and
+the transcript is either written into the request (lines labelled Human:/AI:, user:/assistant:,
+問:/答:, or message objects printed as ``HumanMessage(content='…')``) or is the conversation the
+request itself carries before the ask. Worked examples (a block between "EXAMPLE" and "END OF
+EXAMPLE", or inside <example> tags) are removed first: they illustrate, they are not the transcript.
+A previous summary is any block under a heading that names a summary ("Current summary:",
+"これまでの束ね:", "…summary of the conversation so far: …"), or a summary-shaped message in the
+transcript; its facts are carried into the new one. The summary is in the transcript's language.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping, Sequence
+
+from nightwatch.reader.instructions import is_instruction_message
+from nightwatch.reader.summary import classify, fold
+
+SUMMARY_ASK = re.compile(r"要約|まとめて|まとめ直|束ね直|束ねて|summar(?:i[sz]e|y)|extract .{0,60}context", re.IGNORECASE)
+EXAMPLE_BLOCK = re.compile(r"(?ms)^\s*(?:EXAMPLE|例)\s*$.*?^\s*END OF (?:EXAMPLE|例)\s*$|<example>.*?</example>")
+REPR_MESSAGE = re.compile(
+    r"(?P<cls>HumanMessage|AIMessage|SystemMessage|ToolMessage)\(content=(?P<lit>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+)
+ROLE_LINE = re.compile(
+    r"(?m)(?:^|(?<=[:：] ))\"?(?P<role>Human|AI|User|Assistant|System|user|assistant|system|問|答)\s*[:：] ?"
+)
+ROLES = {"human": "user", "user": "user", "問": "user", "ai": "assistant", "assistant": "assistant", "答": "assistant",
+         "system": "summary"}
+SUMMARY_BLOCK = re.compile(r"(?m)^(?P<head>[^\n:：]{0,60}(?:summary|要約|束ね|まとめ)[^\n:：]{0,40})[:：][ \t]*(?P<body>.*?)(?=\n\s*\n|\Z)", re.IGNORECASE | re.DOTALL)
+OUTPUT_SLOT = re.compile(r"\bnew\b|新しい", re.IGNORECASE)
+PLACEHOLDER = re.compile(r"^\s*[（(][^）)]*[）)]\s*$")
+
+
+def asking_text(messages: Sequence[Mapping[str, str]]) -> str | None:
+    """The text that asks for a summary, if the request asks for one."""
+    candidates = [m["content"] for m in messages if is_instruction_message(m)] + [messages[-1]["content"]]
+    for text in candidates:
+        if SUMMARY_ASK.search(EXAMPLE_BLOCK.sub("", _without_summary_blocks(text)[:4000])):
+            return text
+    return None
+
+
+def _without_summary_blocks(text: str) -> str:
+    """The text without carried summaries (a heading with nothing under it is the ask itself)."""
+    return SUMMARY_BLOCK.sub(lambda m: m.group(0) if not m["body"].strip() else "", text)
+
+
+def _split_previous(text: str) -> tuple[str, str]:
+    """(previous summary, the text with that block removed)."""
+    previous = []
+    for match in SUMMARY_BLOCK.finditer(text):
+        if OUTPUT_SLOT.search(match["head"]):
+            continue
+        content = match["body"].strip().strip('"')
+        if content and not PLACEHOLDER.match(content) and not ROLE_LINE.match(content):
+            previous.append(content)
+    return "\n".join(previous), SUMMARY_BLOCK.sub("", text)
+
+
+def transcript_in(text: str) -> list[tuple[str, str]]:
+    """(role, content) pairs written into a prompt, in any of the recognised layouts."""
+    reprs = list(REPR_MESSAGE.finditer(text))
+    if reprs:
+        out = []
+        for match in reprs:
+            role = {"HumanMessage": "user", "AIMessage": "assistant"}.get(match["cls"], "summary")
+            out.append((role, ast.literal_eval(match["lit"])))
+        return out
+    marks = list(ROLE_LINE.finditer(text))
+    out = []
+    for number, match in enumerate(marks):
+        end = marks[number + 1].start() if number + 1 < len(marks) else len(text)
+        content = text[match.end() : end]
+        content = re.split(r"\n\s*\n", content.strip(), maxsplit=1)[0] if number + 1 == len(marks) else content
+        out.append((ROLES[match["role"].lower()], content.strip().strip('"').strip()))
+    return [(role, content) for role, content in out if content]
+
+
+def summarize_request(messages: Sequence[Mapping[str, str]]) -> tuple[str, list[int]] | None:
+    """The extractive summary a summary request asks for, and the message indices it drew on."""
+    ask = asking_text(messages)
+    if ask is None:
+        return None
+    previous_parts, lines, used = [], [], []
+    for index, message in enumerate(messages):
+        content = EXAMPLE_BLOCK.sub("", message["content"])
+        previous, rest = _split_previous(content)
+        if previous:
+            previous_parts.append(previous)
+            used.append(index)
+        written = transcript_in(rest)
+        for role, text in written:
+            previous_here, _ = _split_previous(text)
+            if role == "user" and previous_here:
+                previous_parts.append(previous_here)
+            else:
+                lines.append(classify(role, text))
+        if written:
+            used.append(index)
+    if not lines:  # the transcript is the conversation itself (e.g. langmem)
+        for index, message in enumerate(messages[:-1]):
+            if is_instruction_message(message):
+                continue
+            role = message["role"] if message["role"] in ("user", "assistant") else "summary"
+            lines.append(classify(role, message["content"]))
+            used.append(index)
+    if not lines and not previous_parts:
+        return None
+    return fold("\n".join(previous_parts), lines), sorted(set(used))
