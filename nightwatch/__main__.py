@@ -24,6 +24,12 @@ def first_errors(frames: dict) -> dict[str, str]:
     return stops
 
 
+def _sizes(column):
+    import pandas as pd
+
+    return column.map(lambda size: "—" if pd.isna(size) else str(int(size)))
+
+
 def compare(context_limit: int) -> None:
     import pandas as pd
 
@@ -45,7 +51,10 @@ def compare(context_limit: int) -> None:
         watchman_at_test=table["watchman_at_test"].map({True: "夜警のまま", False: "夜警でない"}),
         incidents=table["incidents_reported"].astype(str) + "/" + table["incidents_total"].astype(str),
         stopped_by=table.index.map(first_errors(frames)),
-    ).astype({"largest_request": "Int64", "count_gap": "Int64"})
+        # None where no call reported a size (the first call failed): shown as a dash, not a crash
+        largest_request=_sizes(table["largest_request"]),
+        count_gap=_sizes(table["count_gap"]),
+    )
     columns = {
         "survived": "夜明けまで", "watchman_at_test": "04:00前の楽屋口", "incidents": "朝の報告",
         "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し",
@@ -55,7 +64,7 @@ def compare(context_limit: int) -> None:
     stops = shown["stopped_by"]
     # Pandas counts a full-width character as one column unless told otherwise; the headers are Japanese.
     with pd.option_context("display.unicode.east_asian_width", True):
-        print(shown[list(columns)].rename(columns=columns).to_string(na_rep="—"))
+        print(shown[list(columns)].rename(columns=columns).to_string())
     for design, stop in stops.items():
         if stop:
             print(f"{design} を止めたエラー: {stop}")

@@ -40,7 +40,7 @@ LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 4 * 1024 * 1024
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # past this, an oversized body is not read to the end before the 413
 READ_TIMEOUT_SECONDS = 30.0  # to send a request's headers, and again its body
-SERVED_REQUEST_LOG_SIZE = 100  # a server may run for days; nobody reads its log over HTTP
+SERVED_REQUEST_LOG_SIZE = 16  # a server may run for days; nobody reads its log over HTTP
 CLOSE = {"connection": "close"}
 
 
