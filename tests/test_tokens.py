@@ -101,6 +101,24 @@ def test_registration_is_explicit_and_serves_tiktoken_offline(tmp_path):
     assert names == "o200k_base cl100k_base"
 
 
+def test_langchain_counts_gpt_4o_requests_offline_once_registered(tmp_path):
+    pytest.importorskip("langchain_openai")  # the frameworks extra
+    result = run_offline(
+        "from langchain_core.messages import HumanMessage, SystemMessage\n"
+        "from langchain_openai import ChatOpenAI\n"
+        "import nightwatch.tokens as tokens\n"
+        "tokens.register_offline_encodings()\n"
+        "llm = ChatOpenAI(model='gpt-4o', api_key='offline')\n"
+        "print(llm.get_num_tokens_from_messages([SystemMessage('あなたは夜警です。'), HumanMessage('一時、異常なし。')]),\n"
+        "      tokens.count_message_tokens([{'role': 'system', 'content': 'あなたは夜警です。'},\n"
+        "                                   {'role': 'user', 'content': '一時、異常なし。'}]))\n",
+        str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    theirs, ours = result.stdout.split()
+    assert theirs == ours
+
+
 def test_socket_guard_in_this_process_too(monkeypatch):
     def refuse(*args, **kwargs):
         raise OSError("network disabled in this test")
