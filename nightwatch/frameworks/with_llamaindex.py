@@ -92,6 +92,7 @@ class ChatEngineAgent(FrameworkAgent):
         super().__init__(standin, mission)
         self.llm = standin_llm(standin, self.model)
         history = [ChatMessage(role=MessageRole.SYSTEM, content=mission)] if mission_in_history else []
+        # not ``self.memory``: run_night reads that name as a nightwatch ConversationMemory
         if memory == "summary":
             self.framework_memory = ChatSummaryMemoryBuffer.from_defaults(
                 chat_history=history, llm=self.llm, token_limit=token_limit, tokenizer_fn=tokenize)
