@@ -1,12 +1,17 @@
 """Summary requests shaped exactly as the frameworks send them, answered by the stand-in.
 
-The prompt texts below are the frameworks' own defaults, copied so the test sends what they send:
+Where the framework is installed (the ``frameworks`` extra, which the test command installs), the
+request is built by the framework's own code, so a new release that changes its shape changes
+the test: LangChain v1's ``SummarizationMiddleware`` (its ``_format_summary_prompt``: the default
+prompt with the messages tagged ``<message type="human">…</message>``, sent as one human message;
+a previous summary is the human message its ``_build_new_messages`` writes) and LlamaIndex's
+``ChatSummaryMemoryBuffer`` (a system message with ``summarize_prompt``, then a user message from
+its ``_get_prompt_to_summarize``: ``"Transcript so far: user: …``; a previous summary is a system
+message in the history). The last tests run whole nights through both and read the summary the
+framework kept. For the two packages the extra does not install, the default prompts are copied:
 LangChain's ``ConversationSummaryBufferMemory`` (``SUMMARY_PROMPT`` with ``get_buffer_string``
-lines, sent as one human message), LangChain v1's ``SummarizationMiddleware``
-(``DEFAULT_SUMMARY_PROMPT.format(messages=<list of messages>)``, the list printed as message
-objects), LlamaIndex's ``ChatSummaryMemoryBuffer`` (one system message: ``"Transcript so far: …"``
-then ``SUMMARIZE_PROMPT``) and langmem's ``summarize_messages`` (the messages themselves, then a
-user message asking for the summary).
+lines, sent as one human message) and langmem's ``summarize_messages`` (the messages themselves,
+then a user message asking for the summary).
 """
 
 from __future__ import annotations
@@ -39,39 +44,6 @@ New lines of conversation:
 
 New summary:"""
 
-MIDDLEWARE_SUMMARY_PROMPT = """<role>
-Context Extraction Assistant
-</role>
-
-<primary_objective>
-Your sole objective in this task is to extract the highest quality/most relevant context from the conversation history below.
-</primary_objective>
-
-<objective_information>
-You're nearing the total number of input tokens you can accept, so you must extract the highest quality/most relevant pieces of information from your conversation history.
-This context will then overwrite the conversation history presented below. Because of this, ensure the context you extract is only the most important information to your overall goal.
-</objective_information>
-
-<instructions>
-The conversation history below will be replaced with the context you extract in this step. Because of this, you must do your very best to extract and record all of the most important context from the conversation history.
-You want to ensure that you don't repeat any actions you've already completed, so the context you extract from the conversation history should be focused on the most important information to your overall goal.
-</instructions>
-
-The user will message you with the full message history you'll be extracting context from, to then replace. Carefully read over it all, and think deeply about what information is most important to your overall goal that should be saved:
-
-With all of this in mind, please carefully read over the entire conversation history, and extract the most important and relevant context to replace it so that you can free up space in the conversation history.
-Respond ONLY with the extracted context. Do not include any additional information, or text before or after the extracted context.
-
-<messages>
-Messages to summarize:
-{messages}
-</messages>"""
-MIDDLEWARE_SUMMARY_MESSAGE = "Here is a summary of the conversation to date:\n\n{summary}"
-
-LLAMAINDEX_SUMMARIZE_PROMPT = (
-    "The following is a conversation between the user and assistant. "
-    "Write a concise summary about the contents of this conversation."
-)
 LANGMEM_INITIAL = "Create a summary of the conversation above:"
 LANGMEM_EXISTING = "This is summary of the conversation so far: {existing_summary}\n\nExtend this summary by taking into account the new messages above:"
 
@@ -95,32 +67,39 @@ def buffer_string(messages) -> str:
     return "\n".join(f"{prefix[m['role']]}: {m['content']}" for m in messages)
 
 
-def message_repr(message: dict[str, str], number: int) -> str:
-    kind = {"user": "HumanMessage", "assistant": "AIMessage", "system": "SystemMessage"}[message["role"]]
-    extra = ", tool_calls=[], invalid_tool_calls=[]" if kind == "AIMessage" else ""
-    return (f"{kind}(content={message['content']!r}, additional_kwargs={{}}, response_metadata={{}}, "
-            f"id='run-{number:04d}'{extra})")
-
-
 def langchain_buffer(messages, summary=""):
     return [{"role": "user", "content": LANGCHAIN_SUMMARY_PROMPT.format(summary=summary, new_lines=buffer_string(messages))}]
 
 
 def langchain_middleware(messages, summary=""):
+    """The one human message ``SummarizationMiddleware`` sends, built by the middleware itself."""
+    pytest.importorskip("langchain")
+    from langchain.agents.middleware import SummarizationMiddleware
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from nightwatch.frameworks.with_langchain import chat_model
+
+    middleware = SummarizationMiddleware(chat_model(StandInModel()), trigger=("tokens", 1000), keep=("messages", 4))
+    listed = [(HumanMessage if m["role"] == "user" else AIMessage)(m["content"]) for m in messages]
     if summary:
-        messages = [{"role": "user", "content": MIDDLEWARE_SUMMARY_MESSAGE.format(summary=summary)}, *messages]
-    listed = "[" + ", ".join(message_repr(m, n) for n, m in enumerate(messages)) + "]"
-    return [{"role": "user", "content": MIDDLEWARE_SUMMARY_PROMPT.format(messages=listed)}]
+        listed = [*middleware._build_new_messages(summary), *listed]
+    return [{"role": "user", "content": middleware._format_summary_prompt(listed)}]
 
 
 def llamaindex(messages, summary=""):
+    """The system + user pair ``ChatSummaryMemoryBuffer`` sends, built by the buffer itself."""
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.memory import ChatSummaryMemoryBuffer
+
+    from nightwatch.frameworks.with_llamaindex import standin_llm
+
+    buffer = ChatSummaryMemoryBuffer.from_defaults(llm=standin_llm(StandInModel()), token_limit=1000)
+    history = [ChatMessage(role=MessageRole(m["role"]), content=m["content"]) for m in messages]
     if summary:
-        messages = [{"role": "system", "content": summary}, *messages]
-    prompt = '"Transcript so far: '
-    for m in messages:
-        prompt += m["role"] + ": " + m["content"] + "\n\n"
-    prompt += '"\n\n' + LLAMAINDEX_SUMMARIZE_PROMPT
-    return [{"role": "system", "content": prompt}]
+        history = [ChatMessage(role=MessageRole.SYSTEM, content=summary), *history]
+    return [{"role": "system", "content": buffer.summarize_prompt},
+            {"role": "user", "content": buffer._get_prompt_to_summarize(history)}]
 
 
 def langmem(messages, summary=""):
@@ -179,3 +158,54 @@ def test_a_question_and_its_answer_split_across_two_calls_lose_nothing():
     first = read(langmem([chime, {"role": "assistant", "content": "一時、異常なし。"}, question])).content
     second = read(langmem([answer, chime], first)).content
     assert "ハーロウ" in second and "追加の木箱" in second
+
+
+def eve_until(clock: str) -> list[str]:
+    """The eve's turns from dusk up to ``clock`` after midnight."""
+    texts = []
+    for turn in celebration_eve().turns:
+        if clock < turn.clock < "12:00":
+            break
+        texts.append(turn.text)
+    return texts
+
+
+def assert_incidents_kept(summary: str, kept: list[str]) -> None:
+    """Each incident of the night so far is in the summary or still verbatim; at least one left."""
+    incidents = {"ハーロウ": "追加の木箱", "西の鎧戸": "留め金"}
+    left = [name for name in incidents if not any(name in text for text in kept)]
+    assert left, "no incident has left the verbatim history yet: the night is too short to test"
+    for name in left:
+        assert name in summary and incidents[name] in summary
+    assert ROUTINE not in summary
+
+
+def test_the_middleware_keeps_the_incidents_of_a_whole_night():
+    """The summary LangChain's middleware stored, after real summary calls on the eve until 03:30."""
+    pytest.importorskip("langchain")
+    from nightwatch.frameworks.with_langchain import SummarizingAgent
+
+    standin = StandInModel()
+    agent = SummarizingAgent(standin, MISSION, trigger_tokens=600, keep_messages=9)
+    for text in eve_until("03:30"):
+        agent.run(text)
+    assert agent.summary_calls and sum(agent.summary_calls) >= 2
+    summary, *kept = [message.text for message in agent.state_messages()]
+    assert summary.startswith("Here is a summary of the conversation to date:")
+    assert_incidents_kept(summary, kept)
+
+
+def test_the_llamaindex_buffer_keeps_the_incidents_of_a_whole_night():
+    """The system message ChatSummaryMemoryBuffer kept, after real summary calls on the same night."""
+    pytest.importorskip("llama_index.core")
+    from nightwatch.frameworks.with_llamaindex import ChatEngineAgent
+
+    standin = StandInModel()
+    agent = ChatEngineAgent(standin, MISSION, memory="summary", token_limit=600)
+    for text in eve_until("03:30"):
+        agent.run(text)
+    assert agent.summary_calls and sum(agent.summary_calls) >= 2
+    first, *rest = agent.framework_memory.get_all()
+    assert first.role == "system"
+    assert "Transcript so far" not in first.content
+    assert_incidents_kept(first.content, [message.content for message in rest])

@@ -2,21 +2,25 @@
 
 Recognised by form, not by framework: the asking text says 要約 / まとめ / 束ね直 / summarize, and
 the transcript is either written into the request (lines labelled Human:/AI:, user:/assistant:,
-問:/答:, or message objects printed as ``HumanMessage(content='…')``) or is the conversation the
-request itself carries before the ask. Worked examples (a block between "EXAMPLE" and "END OF
+問:/答:, messages tagged ``<message type="human">…</message>``, or message objects printed as
+``HumanMessage(content='…')``) or is the conversation the request itself carries before the ask.
+The ask may sit in any system or developer message, even one with no duty in it ("Write a concise
+summary…"), or in the last message. Worked examples (a block between "EXAMPLE" and "END OF
 EXAMPLE", or inside <example> tags) are removed first: they illustrate, they are not the transcript.
 A previous summary is any block under a heading that names a summary ("Current summary:",
-"これまでの束ね:", "…summary of the conversation so far: …"), or a summary-shaped message in the
-transcript; its facts are carried into the new one. The summary is in the transcript's language.
+"これまでの束ね:", "…summary of the conversation so far: …"), a transcript message that opens with
+such a heading ("Here is a summary of the conversation to date:"), or a transcript line spoken by
+``system``; its facts are carried into the new one. The summary is in the transcript's language.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from xml.sax.saxutils import unescape
 from collections.abc import Mapping, Sequence
 
-from nightwatch.reader.instructions import is_instruction_message
+from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, is_instruction_message
 from nightwatch.reader.summary import classify, fold
 
 SUMMARY_ASK = re.compile(r"要約|まとめて|まとめ直|束ね直|束ねて|summar(?:i[sz]e|y)|extract .{0,60}context", re.IGNORECASE)
@@ -24,11 +28,13 @@ EXAMPLE_BLOCK = re.compile(r"(?ms)^\s*(?:EXAMPLE|例)\s*$.*?^\s*END OF (?:EXAMPL
 REPR_MESSAGE = re.compile(
     r"(?P<cls>HumanMessage|AIMessage|SystemMessage|ToolMessage)\(content=(?P<lit>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
 )
+XML_MESSAGE = re.compile(r"<message type=([\"'])(?P<role>[^\"']+)\1[^>]*>(?P<body>.*?)</message>", re.DOTALL)
+INNER_TAG = re.compile(r"</?[a-z_]+(?:\s[^>]*)?>")
 ROLE_LINE = re.compile(
     r"(?m)(?:^|(?<=[:：] ))\"?(?P<role>Human|AI|User|Assistant|System|user|assistant|system|問|答)\s*[:：] ?"
 )
 ROLES = {"human": "user", "user": "user", "問": "user", "ai": "assistant", "assistant": "assistant", "答": "assistant",
-         "system": "summary"}
+         "system": "summary", "tool": "user", "function": "user"}
 SUMMARY_BLOCK = re.compile(r"(?m)^(?P<head>[^\n:：]{0,60}(?:summary|要約|束ね|まとめ)[^\n:：]{0,40})[:：][ \t]*(?P<body>.*?)(?=\n\s*\n|\Z)", re.IGNORECASE | re.DOTALL)
 OUTPUT_SLOT = re.compile(r"\bnew\b|新しい", re.IGNORECASE)
 PLACEHOLDER = re.compile(r"^\s*[（(][^）)]*[）)]\s*$")
@@ -36,11 +42,26 @@ PLACEHOLDER = re.compile(r"^\s*[（(][^）)]*[）)]\s*$")
 
 def asking_text(messages: Sequence[Mapping[str, str]]) -> str | None:
     """The text that asks for a summary, if the request asks for one."""
-    candidates = [m["content"] for m in messages if is_instruction_message(m)] + [messages[-1]["content"]]
+    candidates = [m["content"] for m in messages if _may_instruct(m)] + [messages[-1]["content"]]
     for text in candidates:
         if SUMMARY_ASK.search(EXAMPLE_BLOCK.sub("", _without_summary_blocks(text)[:4000])):
             return text
     return None
+
+
+def _may_instruct(message: Mapping[str, str]) -> bool:
+    """A system/developer message that is not a carried summary (an ask need not be phrased as a duty)."""
+    first_line = message.get("content", "").strip().split("\n", 1)[0]
+    return message.get("role") in INSTRUCTION_ROLES and not SUMMARY_HEADING.search(first_line[:80])
+
+
+def _headed_summary(text: str) -> str:
+    """The body of a message that opens with a summary heading ("Here is a summary …:"), else ""."""
+    first_line, _, rest = text.strip().partition("\n")
+    first_line = first_line.rstrip()
+    if first_line[-1:] not in (":", "：") or not SUMMARY_HEADING.search(first_line[:100]):
+        return ""
+    return rest.strip()
 
 
 def _without_summary_blocks(text: str) -> str:
@@ -62,6 +83,9 @@ def _split_previous(text: str) -> tuple[str, str]:
 
 def transcript_in(text: str) -> list[tuple[str, str]]:
     """(role, content) pairs written into a prompt, in any of the recognised layouts."""
+    tagged = list(XML_MESSAGE.finditer(text))
+    if tagged:
+        return [(ROLES.get(m["role"].lower(), "user"), unescape(INNER_TAG.sub(" ", m["body"])).strip()) for m in tagged]
     reprs = list(REPR_MESSAGE.finditer(text))
     if reprs:
         out = []
@@ -79,6 +103,15 @@ def transcript_in(text: str) -> list[tuple[str, str]]:
     return [(role, content) for role, content in out if content]
 
 
+def _carried_summary(role: str, text: str) -> str:
+    """The previous summary a transcript line carries: a system line, or a headed user message."""
+    if role == "summary":
+        return _headed_summary(text) or text
+    if role == "user":
+        return _headed_summary(text) or _split_previous(text)[0]
+    return ""
+
+
 def summarize_request(messages: Sequence[Mapping[str, str]]) -> tuple[str, list[int]] | None:
     """The extractive summary a summary request asks for, and the message indices it drew on."""
     ask = asking_text(messages)
@@ -87,15 +120,16 @@ def summarize_request(messages: Sequence[Mapping[str, str]]) -> tuple[str, list[
     previous_parts, lines, used = [], [], []
     for index, message in enumerate(messages):
         content = EXAMPLE_BLOCK.sub("", message["content"])
-        previous, rest = _split_previous(content)
+        tagged = XML_MESSAGE.search(content) is not None  # headings inside the tags belong to messages
+        previous, rest = _split_previous(XML_MESSAGE.sub("", content) if tagged else content)
         if previous:
             previous_parts.append(previous)
             used.append(index)
-        written = transcript_in(rest)
+        written = transcript_in(content if tagged else rest)
         for role, text in written:
-            previous_here, _ = _split_previous(text)
-            if role == "user" and previous_here:
-                previous_parts.append(previous_here)
+            carried = _carried_summary(role, text)
+            if carried:
+                previous_parts.append(carried)
             else:
                 lines.append(classify(role, text))
         if written:
