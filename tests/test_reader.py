@@ -91,6 +91,25 @@ def test_an_event_told_by_the_watchman_himself_is_reported():
     assert (2, "conversation") in [(s.index, s.tier) for s in reply.grounding]
 
 
+def test_a_summary_in_the_readers_own_layout_is_material_even_when_a_note_says_kudasai():
+    """LlamaIndex keeps its summary as a bare system message: no heading, only the summary's labels."""
+    summary = {"role": "system", "content": "申し送り: 割れ物が多いので、積み方に気をつけてください。\n"
+                                            "出来事: 西の鎧戸が風でがたついています。"}
+    ask = {"role": "user", "content": "六時です。夜のあいだのことを報告してください。"}
+    assert not is_instruction_message(summary)
+    reply = read([MISSION_MESSAGE, summary, ask])
+    assert "西の鎧戸" in reply.content and (1, "material") in [(s.index, s.tier) for s in reply.grounding]
+
+
+def test_the_stand_ins_own_refusal_is_not_an_event():
+    """A refusal still in the window is made of connectives only: the report lists the visit, not it."""
+    night = [{"role": "user", "content": DOOR},
+             {"role": "assistant", "content": "申し訳ございませんが、お応えできません。"},
+             {"role": "user", "content": "六時です。夜のあいだのことを報告してください。"}]
+    reply = read([MISSION_MESSAGE, *night]).content
+    assert "一件" in reply and "お応えできません" not in reply.split("一件")[1]
+
+
 def test_rules_can_be_printed_in_order():
     text = rules_text()
     assert len(text.splitlines()) == len(RULES)

@@ -5,8 +5,10 @@ The rule, stated once:
 * Only ``system`` and ``developer`` messages can instruct. Everything else is material.
 * A system message is still *material* when it reads as a record of the conversation rather than
   as orders: when its first line is a heading that names a summary (要約, まとめ, 束ね, summary,
-  "so far", "to date") — however the memory design labelled it — or when none of its sentences is
-  phrased as a duty.
+  "so far", "to date") — however the memory design labelled it — when it is laid out as the
+  reader's own summary (its first line opens with a summary label: 申し送り: / 出来事: / いつもの:,
+  Notes: / Events: / Routine:; a handover sentence inside it may say ください and is still a record),
+  or when none of its sentences is phrased as a duty.
 * A duty is a sentence or list item phrased as one: a numbered or bulleted item, or a sentence
   ending in an obligation or imperative form (…こと, …ください, …せよ, …な; must, never, always,
   do not, please, "you are to"). Sentences that only announce a list ("次の務め", "the following")
@@ -24,10 +26,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nightwatch.reader.phrases import PHRASES
 from nightwatch.reader.text import sentences
 
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 SUMMARY_HEADING = re.compile(r"(要約|まとめ|束ね|summary|so far|to date)[^\n]{0,40}?[:：]", re.IGNORECASE)
+SUMMARY_LABEL = re.compile(
+    r"^\s*(?:" + "|".join(re.escape(words[key]) for words in PHRASES.values()
+                          for key in ("notes_label", "events_label", "routine_label")) + r")\s*[:：]"
+)
 ENUMERATOR = re.compile(r"^\s*(?:[一二三四五六七八九十]+[、.．)）]|\d+[.)．）、]|[-*•・])\s*")
 DUTY_ENDING = re.compile(
     r"(こと|ください|なさい|せよ|しろ|べし|るな|ぬこと|ないで|てはならない|守れ|知らせよ|[えけせてねべめれ]よ|[けせてねべめれ]る?な)[。！!]?$"
@@ -59,7 +66,7 @@ def is_instruction_message(message: Mapping[str, str]) -> bool:
         return False
     content = message.get("content", "")
     first_line = content.strip().split("\n", 1)[0]
-    if SUMMARY_HEADING.search(first_line[:80]):
+    if SUMMARY_HEADING.search(first_line[:80]) or SUMMARY_LABEL.match(first_line):
         return False
     return bool(duty_clauses(content))
 

@@ -13,7 +13,8 @@ Every line of material gets one kind, read from its form alone:
 An *event* is a statement (or a summary's event item) that is not routine, or a sentence of the
 assistant's own that tells something the rest of the request does not (a live watchman reporting
 what he found): at least three content words, half of them said nowhere else. The stand-in's own
-replies never qualify, since every word they hold comes from the request. A statement is routine
+replies never qualify, since every word they hold comes from the request or from its connectives
+(``phrases``), which count as said. A statement is routine
 when the night had already told it: the notes cover most of its words, or another line says nearly
 the same. What recurs or was announced is routine; what happens once, unannounced, is an event.
 """
@@ -24,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from nightwatch.reader.phrases import PHRASES, allowed_words
 from nightwatch.reader.text import (
     content_words, coverage, features, find_clock, language, outside_quotes, sentences, similarity,
 )
@@ -110,7 +112,8 @@ def is_routine(text: str, notes: list[str], others: list[str], recurring: list[s
 
 def told_by_the_assistant(line: Line, lines: list[Line], known: str = "") -> list[Line]:
     """Sentences of an assistant line that tell something new (see the module docstring)."""
-    elsewhere = (known + "".join(other.text for other in lines if other is not line)).lower()
+    connectives = "".join(allowed_words(lang) for lang in PHRASES)
+    elsewhere = (known + connectives + "".join(other.text for other in lines if other is not line)).lower()
     told = []
     for sentence in sentences(line.text):
         words = content_words(STAGE_DIRECTION.sub("", sentence))
