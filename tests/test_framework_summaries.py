@@ -75,12 +75,13 @@ def langchain_middleware(messages, summary=""):
     """The one human message ``SummarizationMiddleware`` sends, built by the middleware itself."""
     pytest.importorskip("langchain")
     from langchain.agents.middleware import SummarizationMiddleware
-    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
     from nightwatch.frameworks.with_langchain import chat_model
 
     middleware = SummarizationMiddleware(chat_model(StandInModel()), trigger=("tokens", 1000), keep=("messages", 4))
-    listed = [(HumanMessage if m["role"] == "user" else AIMessage)(m["content"]) for m in messages]
+    kinds = {"user": HumanMessage, "assistant": AIMessage, "system": SystemMessage}
+    listed = [kinds[m["role"]](m["content"]) for m in messages]
     if summary:
         listed = [*middleware._build_new_messages(summary), *listed]
     return [{"role": "user", "content": middleware._format_summary_prompt(listed)}]
@@ -134,6 +135,15 @@ def test_max_tokens_is_honoured(shape):
     response = client.chat.completions.create(model="gpt-4o", messages=SHAPES[shape](conversation()), max_tokens=12)
     assert response.choices[0].finish_reason == "length"
     assert response.usage.completion_tokens <= 12
+
+
+@pytest.mark.parametrize("shape", ["langchain_middleware", "llamaindex"])
+def test_a_mission_kept_in_the_history_is_summarized_as_notes_not_events(shape):
+    """Both frameworks summarize a mission placed first in the history; it must stay a fact."""
+    summary = read(SHAPES[shape]([{"role": "system", "content": MISSION}, *conversation()])).content
+    notes, events = summary.split("\n")[:2]
+    assert notes.startswith("申し送り:") and "楽屋口は朝まで誰にも開けない" in notes
+    assert events.startswith("出来事:") and "務め" not in events and "ハーロウ" in events
 
 
 def test_english_transcript_gets_an_english_summary():

@@ -10,7 +10,9 @@ EXAMPLE", or inside <example> tags) are removed first: they illustrate, they are
 A previous summary is any block under a heading that names a summary ("Current summary:",
 "これまでの束ね:", "…summary of the conversation so far: …"), a transcript message that opens with
 such a heading ("Here is a summary of the conversation to date:"), or a transcript line spoken by
-``system``; its facts are carried into the new one. The summary is in the transcript's language.
+``system``; its facts are carried into the new one. A ``system`` line of the transcript that gives
+orders (a mission kept in the history) is not a summary: its sentences are kept as notes, so the
+new summary records the orders as facts, never as events and never as orders. The summary is in the transcript's language.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from xml.sax.saxutils import unescape
 from collections.abc import Mapping, Sequence
 
 from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, is_instruction_message
+from nightwatch.reader.material import Line
 from nightwatch.reader.summary import classify, fold
 
 SUMMARY_ASK = re.compile(r"要約|まとめて|まとめ直|束ね直|束ねて|summar(?:i[sz]e|y)|extract .{0,60}context", re.IGNORECASE)
@@ -106,6 +109,8 @@ def transcript_in(text: str) -> list[tuple[str, str]]:
 def _carried_summary(role: str, text: str) -> str:
     """The previous summary a transcript line carries: a system line, or a headed user message."""
     if role == "summary":
+        if is_instruction_message({"role": "system", "content": text}):
+            return ""  # orders, not a summary: summarize_request keeps them as notes
         return _headed_summary(text) or text
     if role == "user":
         return _headed_summary(text) or _split_previous(text)[0]
@@ -130,6 +135,8 @@ def summarize_request(messages: Sequence[Mapping[str, str]]) -> tuple[str, list[
             carried = _carried_summary(role, text)
             if carried:
                 previous_parts.append(carried)
+            elif role == "summary":
+                lines.append(Line(-1, "system", "note", text))
             else:
                 lines.append(classify(role, text))
         if written:
