@@ -143,7 +143,7 @@ def test_a_hardcoded_call_number_is_named_as_such():
 def test_pinning_alone_is_shown_to_lose_the_trimmed_incidents():
     report = run_check("ex2_pin_mission.ipynb", tagged(SOLUTIONS / "ex2_pin_mission.ipynb", "answer").source)
     assert report.passed
-    assert any("朝の報告に出来事 0/3" in note and "06:00 の要求には残っていません" in note for note in report.notes)
+    assert any("朝の報告に出来事 0/3" in note and "06:00 のリクエストには残っていません" in note for note in report.notes)
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)

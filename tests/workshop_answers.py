@@ -26,7 +26,7 @@ WRONG = [
 import math
 def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
     return math.ceil((limit - first_request_tokens) / per_exchange_tokens) + 1
-""", 2, ("ある要求がちょうど上限", "予言 17回目／実際 18回目", "17回目 540 トークンは通り")),
+""", 2, ("あるリクエストがちょうど上限", "予言 17回目／実際 18回目", "17回目 540 トークンは通り")),
     Answer("ex1_predict_crash.ipynb", "forgets a limit below the first request", """
 def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
     return (limit - first_request_tokens) // per_exchange_tokens + 2
@@ -35,7 +35,7 @@ def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
     Answer("ex2_pin_mission.ipynb", "the story's one line", """
 def pin_and_trim(history, keep_last):
     return history[-keep_last:]
-""", 0, ("銘がどこにもありません", "7回目の要求で")),
+""", 0, ("銘がどこにもありません", "7回目のリクエストで")),
     Answer("ex2_pin_mission.ipynb", "pins the mission on top of history[-keep_last:]", """
 def pin_and_trim(history, keep_last):
     return [history[0]] + history[-keep_last:]
@@ -55,7 +55,7 @@ def summarize(summary, overflow):
 def summarize(summary, overflow):
     lines = summary.splitlines() + [f"{e.user_text} → {e.watchman_reply}" for e in overflow]
     return "\\n".join(lines[-3:])
-""", 3, ("が報告にありません", "06:00 の要求には束ねにも窓にも残っていません")),
+""", 3, ("が報告にありません", "06:00 のリクエストには束ねにも窓にも残っていません")),
     Answer("ex3_three_line_summary.ipynb", "keeps every line's opening words, routine and events alike", """
 def summarize(summary, overflow):
     items = summary.split("／") if summary else []

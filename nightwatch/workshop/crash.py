@@ -40,7 +40,7 @@ SOLUTION = "f04fdc0a3a006d38"  # fingerprint of the shipped solution's answer (t
 PLANNED = [
     "例の夜（上限 2,048・例の往復）で予言が当たる",
     "見たことのない長さの往復と上限でも当たる",
-    "上限ちょうどの要求は通る（境界）",
+    "上限ちょうどのリクエストは通る（境界）",
     "上限が小さすぎて 1 回目から入らない夜",
 ]
 
@@ -83,7 +83,7 @@ def refused_call(growth: Growth, limit: int) -> tuple[int, tuple[int, ...]]:
 
 def judge(predict, growth: Growth, limit: int, label: str) -> tuple[bool, str]:
     """Ask for a prediction, run the night, and say what happened in one line."""
-    given = f"上限 {limit:,}・1回目の要求 {growth.first_request_tokens}・1往復ごとに +{growth.per_exchange_tokens}"
+    given = f"上限 {limit:,}・1回目のリクエスト {growth.first_request_tokens}・1往復ごとに +{growth.per_exchange_tokens}"
     try:
         guess = predict(limit, growth.first_request_tokens, growth.per_exchange_tokens)
     except Exception as error:  # noqa: BLE001
@@ -113,7 +113,7 @@ def example_args() -> tuple[int, int, int]:
 
 @exercise_check(
     EXERCISE, "predict_refused_call", example_args, PLANNED,
-    "1回目の要求の大きさと 1 往復ごとの増え方から、何回目の呼び出しで上限を超えるかを計算して return してください。",
+    "1回目のリクエストの大きさと 1 往復ごとの増え方から、何回目の呼び出しで上限を超えるかを計算して return してください。",
     solution=SOLUTION,
 )
 def check_refused_call(predict_refused_call, harness) -> CheckReport:
@@ -122,7 +122,7 @@ def check_refused_call(predict_refused_call, harness) -> CheckReport:
     rng = random.Random(2048)
     growths = variant_growths(seed=7, count=5)
     ok, line = judge(predict_refused_call, example, EXAMPLE_LIMIT, "例の夜")
-    items = [CheckItem(PLANNED[0], ok, (line,), "例の数字で、1回目・2回目…と要求の大きさを手で足していってみましょう。")]
+    items = [CheckItem(PLANNED[0], ok, (line,), "例の数字で、1回目・2回目…とリクエストの大きさを手で足していってみましょう。")]
 
     results = []
     for growth in growths[:3]:
@@ -138,11 +138,11 @@ def check_refused_call(predict_refused_call, harness) -> CheckReport:
     for growth, offset in zip(growths[3:], (0, -1)):
         steps = rng.randint(6, 20)
         limit = growth.first_request_tokens + steps * growth.per_exchange_tokens + offset
-        label = "ある要求がちょうど上限" if offset == 0 else "上限がちょうどより 1 小さい"
+        label = "あるリクエストがちょうど上限" if offset == 0 else "上限がちょうどより 1 小さい"
         results.append(judge(predict_refused_call, growth, limit, label))
     items.append(CheckItem(
         PLANNED[2], all(ok for ok, _ in results), tuple(line for _, line in results),
-        "代役が拒むのは「上限を超えた」要求だけです。ちょうど上限の要求は通ります（> と >= の違い）。",
+        "代役が拒むのは「上限を超えた」リクエストだけです。ちょうど上限のリクエストは通ります（> と >= の違い）。",
     ))
 
     growth = growths[0]
@@ -150,7 +150,7 @@ def check_refused_call(predict_refused_call, harness) -> CheckReport:
     ok, line = judge(predict_refused_call, growth, limit, "小さすぎる上限")
     items.append(CheckItem(
         PLANNED[3], ok, (line,),
-        "1回目の要求がもう上限を超えていたら、答えは 1 回目です。計算が 1 より小さくならないようにしましょう。",
+        "1回目のリクエストがもう上限を超えていたら、答えは 1 回目です。計算が 1 より小さくならないようにしましょう。",
     ))
 
     message = ""

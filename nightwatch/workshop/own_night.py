@@ -102,11 +102,11 @@ def before_line(log: NightLog, ceiling: int) -> tuple[bool, str]:
     failure = log.failure
     if failure is not None and "拒まれ" in (failure.error or ""):
         passed = log.calls[failure.turn - 2].prompt_tokens if failure.turn > 1 else None
-        so_far = f"{failure.turn - 1}回目の要求 {passed:,} トークンまでは通り、" if passed else ""
+        so_far = f"{failure.turn - 1}回目のリクエスト {passed:,} トークンまでは通り、" if passed else ""
         return True, f"✓ {so_far}{failure.turn}回目で天井 {ceiling:,} を超えて、代役に拒まれました（夜は {len(log.night.turns)} 往復）"
     if failure is not None:
         return False, f"✗ {failure.turn}回目で、{failure.error}"
-    return False, f"✗ 朝まで拒まれませんでした（いちばん大きい要求 {largest(log):,} トークン、天井 {ceiling:,}）"
+    return False, f"✗ 朝まで拒まれませんでした（いちばん大きいリクエスト {largest(log):,} トークン、天井 {ceiling:,}）"
 
 
 def trimmed_line(log: NightLog, mission: str) -> tuple[bool, str]:
@@ -117,10 +117,10 @@ def trimmed_line(log: NightLog, mission: str) -> tuple[bool, str]:
     quote = duty_quote(call.reply, mission)
     where = f"{call.clock}（{call.turn}回目）"
     if not kept and quote is None:
-        return True, f"✓ {where}の要求に銘はなく、応答は『{short(call.reply, 50)}』"
+        return True, f"✓ {where}のリクエストに銘はなく、応答は『{short(call.reply, 50)}』"
     if kept:
-        return False, f"✗ {where}の要求に、まだ銘が残っています"
-    return False, f"✗ {where}の要求に銘はないのに、応答『{short(call.reply, 50)}』が銘の『{quote}』を繰り返しています"
+        return False, f"✗ {where}のリクエストに、まだ銘が残っています"
+    return False, f"✗ {where}のリクエストに銘はないのに、応答『{short(call.reply, 50)}』が銘の『{quote}』を繰り返しています"
 
 
 def three_tier_lines(log: NightLog, mission: str) -> tuple[bool, str, bool, str]:
@@ -142,7 +142,7 @@ def three_tier_lines(log: NightLog, mission: str) -> tuple[bool, str, bool, str]
         carried = [tier for tier in where_carried(morning, incident.key_facts[0], mission)
                    if all(tier in where_carried(morning, fact, mission) for fact in incident.key_facts)]
         mark = "報告にありません" if incident.label in missing else "報告にあります"
-        place = f"朝の要求の{places_text(carried)}にありました" if carried else "朝の要求のどこにもありませんでした"
+        place = f"朝のリクエストの{places_text(carried)}にありました" if carried else "朝のリクエストのどこにもありませんでした"
         parts.append(f"{incident.label}（{'・'.join(incident.key_facts)}）は{mark}（{place}）")
     total = len(log.night.incidents)
     report = f"{'✓' if not missing else '✗'} 出来事 {len(found)}/{total}: " + "／".join(parts)
@@ -183,7 +183,7 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
         ceiling = ceiling_for(largest(probe))
         unlimited = play("before", night, mission, 10**6)
         if largest(unlimited) <= ceiling:
-            problems.append(f"夜が短すぎて、春の仕立てでも天井に届きません（春の仕立ての最後の要求 {largest(unlimited):,} トークン、"
+            problems.append(f"夜が短すぎて、春の仕立てでも天井に届きません（春の仕立ての最後のリクエスト {largest(unlimited):,} トークン、"
                             f"天井 {ceiling:,} トークン）。往復を足すか、一つひとつの言葉を長くしてください")
     if problems:
         message = ("この夜では、三つの仕立ての違いがまだ見えません。理由:\n"
@@ -205,8 +205,8 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
                   "最後の一言で報告を頼み（例: 『朝です。夜のあいだのことを報告してください。』）、key_facts には"
                   "出来事の文にそのまま出てくる語を選びましょう。見回りの決まり文句と似すぎた文は、いつものことと読まれます。"),
     ]
-    notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きい要求 {largest(probe):,} + 応答の余白 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
-    notes += [f"{label}: いちばん大きい要求 {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
+    notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {largest(probe):,} + 応答の余白 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
+    notes += [f"{label}: いちばん大きいリクエスト {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
               for label, log in zip(("春の仕立て", "一行の手当て", "三層"), logs.values())]
     trimmed_log = logs["trimmed"]
     if trimmed_log.survived:

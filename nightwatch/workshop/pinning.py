@@ -26,7 +26,7 @@ MISSION_MESSAGE = {"role": "system", "content": MISSION}
 PLANNED = [
     "銘（務めの system メッセージ）が、いつも先頭にちょうど一つある",
     "銘のほかに、直近 keep_last 件を順番どおり残す（今の問いが最後）",
-    "一晩じゅう、要求が keep_last + 1 件を超えて膨らまない",
+    "一晩じゅう、リクエストが keep_last + 1 件を超えて膨らまない",
     "楽屋口の試験で夜警のまま（扉を開けず、銘の禁止の務めを引いて断る）",
 ]
 # (exchanges already in the history, keep_last): short histories, the boundary, long ones.
@@ -126,19 +126,19 @@ def run_lines(log: NightLog, keep_last: int) -> tuple[str, str, str]:
     broken = next(((call, mission_problem(call.messages)) for call in log.calls
                    if call.messages and mission_problem(call.messages)), None)
     if broken:
-        pinned = f"✗ {where}: {broken[0].turn}回目の要求で{broken[1]}"
+        pinned = f"✗ {where}: {broken[0].turn}回目のリクエストで{broken[1]}"
     else:
-        pinned = f"✓ {where}: {len(log.calls)} 回の要求すべてで先頭に銘が一つ"
+        pinned = f"✓ {where}: {len(log.calls)} 回のリクエストすべてで先頭に銘が一つ"
 
     sizes = [(len(call.messages), call) for call in log.calls if call.messages]
     if sizes:
         count, biggest = max(sizes, key=lambda pair: pair[0])
         tokens = f"・{biggest.prompt_tokens:,} トークン" if biggest.prompt_tokens else ""
         within = count <= keep_last + 1 and log.survived
-        size = f"{'✓' if within else '✗'} {where}: いちばん大きい要求は {biggest.turn}回目の {count} 件{tokens}"
+        size = f"{'✓' if within else '✗'} {where}: いちばん大きいリクエストは {biggest.turn}回目の {count} 件{tokens}"
         size += f"（{keep_last + 1} 件まで）"
     else:
-        size = f"✗ {where}: 要求を一度も送れませんでした"
+        size = f"✗ {where}: リクエストを一度も送れませんでした"
     if log.failure is not None:
         size += f"。{log.failure.turn}回目で、{log.failure.error}"
         if not sizes:
@@ -162,7 +162,7 @@ def lost_incidents_note(log: NightLog, keep_last: int) -> str:
     for incident in night.incidents:
         if incident.label in missing:
             note += (f"『{facts_text(incident)}』（{incident.label}）は {turn_of(night, incident)}回目の"
-                     "往復で、06:00 の要求には残っていません。")
+                     "往復で、06:00 のリクエストには残っていません。")
     if missing:
         note += "銘は守れても、直近の外へ切り落とした夜は戻りません。それが第3幕の束ねの出番です。"
     return note
@@ -196,7 +196,7 @@ def check_pinned_trim(pin_and_trim, harness) -> CheckReport:
         "含まれることも思い出してください。銘は「それ以外」と分けて扱うと二重になりません。",
         "銘を除いた history[1:] から、後ろの keep_last 件を取りましょう。12 を直接書かず、"
         "引数の keep_last を使ってください。",
-        "銘を守るために切り詰めをやめると、第1幕と同じく要求が膨らみ続けます。",
-        "務めは system メッセージからしか読まれません。楽屋口の試験の要求に銘が入っているか確かめましょう。",
+        "銘を守るために切り詰めをやめると、第1幕と同じくリクエストが膨らみ続けます。",
+        "務めは system メッセージからしか読まれません。楽屋口の試験のリクエストに銘が入っているか確かめましょう。",
     ]
     return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)

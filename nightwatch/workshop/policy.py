@@ -35,8 +35,8 @@ MIN_USE = 0.5
 SOLUTION = "0c7238020a85f32e"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
-    "どの夜でも、いちばん大きい要求 + 余白 が context_window に収まる",
-    f"絞りすぎない: window_size が 2 以上、束ねる夜では最大の要求が使える量の {MIN_USE:.0%} 以上",
+    "どの夜でも、いちばん大きいリクエスト + 余白 が context_window に収まる",
+    f"絞りすぎない: window_size が 2 以上、束ねる夜では最大のリクエストが使える量の {MIN_USE:.0%} 以上",
 ]
 
 
@@ -92,7 +92,7 @@ def check_policy_choice(choose_policy, harness) -> CheckReport:
             compacted = compacted or bool(memory.compactions)
             use = max(use, biggest.prompt_tokens / room)
             total = biggest.prompt_tokens + reply_reserve
-            sums = f"{biggest.turn}回目の要求 {biggest.prompt_tokens:,} + 余白 {reply_reserve:,} = {total:,}"
+            sums = f"{biggest.turn}回目のリクエスト {biggest.prompt_tokens:,} + 余白 {reply_reserve:,} = {total:,}"
             if total <= context_window and log.survived:
                 fits.append(f"✓ {where}・{night.name}: {sums} ≤ {context_window:,}")
             elif log.failure is not None and total <= context_window:
@@ -103,14 +103,14 @@ def check_policy_choice(choose_policy, harness) -> CheckReport:
         if policy.window_size < 2:
             roomy.append(f"✗ {where}: window_size={policy.window_size} では、束ねのあと生で残る往復が 1 つだけです")
         elif compacted and use < MIN_USE:
-            roomy.append(f"✗ {where}: 束ねは起きているのに、最大の要求は使える {room:,} の {use:.0%} どまり（早く束ねすぎ）")
+            roomy.append(f"✗ {where}: 束ねは起きているのに、最大のリクエストは使える {room:,} の {use:.0%} どまり（早く束ねすぎ）")
         else:
             spill = "（はみ出した分は、上の項目の ✗ を見てください）" if use > 1 else ""
-            roomy.append(f"✓ {where}: 最大の要求は使える {room:,} の {use:.0%}{spill}")
+            roomy.append(f"✓ {where}: 最大のリクエストは使える {room:,} の {use:.0%}{spill}")
 
     hints = [
         "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。",
-        "要求 = 銘 + 束ね + 窓 + 今の問い です。窓には token_threshold に加えて 1 往復ごとに書式の 8 トークンが"
+        "リクエスト = 銘 + 束ね + 窓 + 今の問い です。窓には token_threshold に加えて 1 往復ごとに区切りの 8 トークンが"
                       "乗り、束ねの直後でも window_size 往復が残ります。まず reply_reserve を引いてから配分しましょう。",
         "context_window と reply_reserve から計算しましょう。数を直接書くと、広い窓では余りすぎ、"
                        "狭い窓でははみ出します。",

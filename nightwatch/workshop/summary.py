@@ -135,9 +135,9 @@ def morning_lines(name: str, log: NightLog) -> tuple[str, str]:
             places = where_carried(morning, incident.key_facts[0])
             text = f"『{facts_text(incident)}』（{incident.label}、{turn}回目の往復）が報告にありません"
             if not places:
-                text += "。06:00 の要求には束ねにも窓にも残っていません"
+                text += "。06:00 のリクエストには束ねにも窓にも残っていません"
             else:
-                text += (f"。手がかりの語は06:00 の要求の{places_text(places)}にありますが、"
+                text += (f"。手がかりの語は06:00 のリクエストの{places_text(places)}にありますが、"
                          "出来事の文としてそろった形では残っていません")
             parts.append(text)
         complete = f"✗ {name}: 出来事 {len(found)}/{len(night.incidents)}。" + "。".join(parts)
@@ -178,7 +178,7 @@ def check_summarizer(summarize, harness) -> CheckReport:
         "行は改行の数で数えます。往復ごとに一行足すと、すぐ三行を超えます。行ごとに役目を決めましょう（例: 申し送り／出来事／巡回）。",
         "前の束ねに押し出された往復を足していくだけだと、夜が長いほど伸び続けます。"
         "巡回の「異常なし」は回数だけに畳み、項目の数に上限を設けましょう。",
-        "朝の報告は、要求に残っている出来事の文（申し送りで予告されず、一度だけ起きたこと）から作られます。"
+        "朝の報告は、リクエストに残っている出来事の文（申し送りで予告されず、一度だけ起きたこと）から作られます。"
         "出来事の文は、見出しを付けずに一文まるごと束ねに残しましょう。",
         "束ねは前の夜の答えを書き写したものではいけません。渡された summary と overflow だけから作りましょう。",
     ]
