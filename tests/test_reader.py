@@ -165,3 +165,12 @@ def test_every_content_word_of_a_reply_comes_from_the_request(messages):
 def test_the_reply_is_a_pure_function_of_the_request(messages):
     first = read(messages)
     assert read([dict(m) for m in messages]) == first
+
+
+def test_a_long_summary_item_is_cut_after_its_last_whole_sentence():
+    from nightwatch.reader.summary import shorten_item
+
+    long_item = "夜半の届け物です。木箱を三つ置いていきました。目録を読み上げます。刺繍の布が十反、銀の燭台が四本。"
+    assert shorten_item(long_item, 40) == "夜半の届け物です。木箱を三つ置いていきました。目録を読み上げます。…"
+    assert shorten_item("句点のないとても長い一文がここから延々と続いていきます", 10) == "句点のないとても長…"
+    assert shorten_item(long_item, 200) == long_item

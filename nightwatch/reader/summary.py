@@ -88,11 +88,18 @@ ENGLISH_CHARS_PER_JAPANESE_CHAR = 2  # an English word carries about what two ka
 
 
 def shorten_item(text: str, max_chars: int) -> str:
-    """One item, cut with "…" past ``max_chars`` (counted double for English, which is wordier)."""
+    """One item, cut with "…" past ``max_chars`` (counted double for English, which is wordier).
+
+    The cut falls after the last whole sentence that fits, so an item never ends in half a word;
+    only an item whose first sentence is already too long is cut inside it."""
     text = " ".join(text.split())
     if language(text) == "en":
         max_chars *= ENGLISH_CHARS_PER_JAPANESE_CHAR
-    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+    if len(text) <= max_chars:
+        return text
+    head = text[: max_chars - 1]
+    end = max(head.rfind("。"), head.rfind(". "), head.rfind("！"), head.rfind("？"))
+    return (head[: end + 1] if end > 0 else head) + "…"
 
 
 def fold(previous: str, lines: list[material.Line], max_items: int | None = None, max_chars: int = 60) -> str:

@@ -81,8 +81,8 @@ def alarms_work() -> bool:
 class Harness:
     """Runs the participant's code for one check: time limit, interrupts, printing, first runaway."""
 
-    def __init__(self, seconds: float = SECONDS_PER_CALL) -> None:
-        self.seconds = seconds
+    def __init__(self, seconds: float | None = None) -> None:
+        self.seconds = SECONDS_PER_CALL if seconds is None else seconds  # read at each check
         self.output = CappedOutput()
         self.stopped: str | None = None  # why later calls are skipped: the call that ran away
         self.calls = 0
