@@ -174,3 +174,13 @@ def test_a_long_summary_item_is_cut_after_its_last_whole_sentence():
     assert shorten_item(long_item, 40) == "夜半の届け物です。木箱を三つ置いていきました。目録を読み上げます。…"
     assert shorten_item("句点のないとても長い一文がここから延々と続いていきます", 10) == "句点のないとても長…"
     assert shorten_item(long_item, 200) == long_item
+
+
+def test_a_free_text_summary_in_a_system_message_is_not_a_summary_request():
+    """A live model's summary kept as a system message may say "summary"; the question is still answered."""
+    carried = {"role": "system", "content": "The guard and the user talked through the night. In summary, a van "
+                                            "from Marlow's Market left three crates of oranges by the kitchen door."}
+    question = {"role": "user", "content": "Do you remember the crates from Marlow's Market?"}
+    reply = read([carried, question]).content
+    assert "Notes:" not in reply and "Events:" not in reply  # it was taken for a summary request once
+    assert "Marlow's Market" in reply  # an answer to the question, in its words

@@ -4,28 +4,33 @@ Recognised by form, not by framework: the asking text says 要約 / まとめ / 
 the transcript is either written into the request (lines labelled Human:/AI:, user:/assistant:,
 問:/答:, messages tagged ``<message type="human">…</message>``, or message objects printed as
 ``HumanMessage(content='…')``) or is the conversation the request itself carries before the ask.
-The ask may sit in any system or developer message, even one with no duty in it ("Write a concise
-summary…"), or in the last message. Worked examples (a block between "EXAMPLE" and "END OF
+The ask may sit in an instruction, in a system or developer message that asks in so many words
+("Write a concise summary…", 要約して) though it has no duty in it, or in the last message. Worked examples (a block between "EXAMPLE" and "END OF
 EXAMPLE", or inside <example> tags) are removed first: they illustrate, they are not the transcript.
 A previous summary is any block under a heading that names a summary ("Current summary:",
 "これまでの束ね:", "…summary of the conversation so far: …"), a transcript message that opens with
 such a heading ("Here is a summary of the conversation to date:"), or a transcript line spoken by
 ``system``; its facts are carried into the new one. A ``system`` line of the transcript that gives
 orders (a mission kept in the history) is not a summary: its sentences are kept as notes, so the
-new summary records the orders as facts, never as events and never as orders. The summary is in the transcript's language.
+new summary records the orders as facts, never as events and never as orders. The summary is in
+the transcript's language.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from xml.sax.saxutils import unescape
 from collections.abc import Mapping, Sequence
+from xml.sax.saxutils import unescape
 
-from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, is_instruction_message
+from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, SUMMARY_LABEL, is_instruction_message
 from nightwatch.reader.material import Line
 from nightwatch.reader.summary import classify, fold
 
+ASK_VERB = re.compile(
+    r"(?:^|[.。!?！？]\s*)(?:please\s+)?(?:write|create|produce|provide|give|summari[sz]e|extract)\b|要約して|まとめて|束ね直して",
+    re.IGNORECASE | re.MULTILINE,
+)
 SUMMARY_ASK = re.compile(r"要約|まとめて|まとめ直|束ね直|束ねて|summar(?:i[sz]e|y)|extract .{0,60}context", re.IGNORECASE)
 EXAMPLE_BLOCK = re.compile(r"(?ms)^\s*(?:EXAMPLE|例)\s*$.*?^\s*END OF (?:EXAMPLE|例)\s*$|<example>.*?</example>")
 REPR_MESSAGE = re.compile(
@@ -53,9 +58,18 @@ def asking_text(messages: Sequence[Mapping[str, str]]) -> str | None:
 
 
 def _may_instruct(message: Mapping[str, str]) -> bool:
-    """A system/developer message that is not a carried summary (an ask need not be phrased as a duty)."""
-    first_line = message.get("content", "").strip().split("\n", 1)[0]
-    return message.get("role") in INSTRUCTION_ROLES and not SUMMARY_HEADING.search(first_line[:80])
+    """An instruction, or a system/developer message that asks outright though it states no duty.
+
+    A carried summary never asks, whatever words it holds ("In summary, …")."""
+    if message.get("role") not in INSTRUCTION_ROLES:
+        return False
+    if is_instruction_message(message):
+        return True
+    content = message.get("content", "")
+    first_line = content.strip().split("\n", 1)[0]
+    if SUMMARY_HEADING.search(first_line[:80]) or SUMMARY_LABEL.match(first_line):
+        return False
+    return bool(ASK_VERB.search(content))
 
 
 def _headed_summary(text: str) -> str:
