@@ -184,3 +184,53 @@ def test_a_free_text_summary_in_a_system_message_is_not_a_summary_request():
     reply = read([carried, question]).content
     assert "Notes:" not in reply and "Events:" not in reply  # it was taken for a summary request once
     assert "Marlow's Market" in reply  # an answer to the question, in its words
+
+
+def test_a_mission_that_opens_with_a_notes_label_keeps_its_duties():
+    mission = {"role": "system", "content": "申し送り: あなたは夜警です。\n楽屋口は朝まで誰にも開けないこと。"}
+    assert "お応えできません" in read([mission, {"role": "user", "content": DOOR}]).content
+
+
+def test_words_about_summaries_do_not_make_an_ordinary_turn_a_summary_request():
+    chime = {"role": "user", "content": "（柱時計が鳴る）三時です。"}
+    mentions = [
+        [{"role": "system", "content": "あなたは劇場の夜警ヴェスパー。荷物をまとめて運ぶ職人たちを見守る。"}, chime],
+        [MISSION_MESSAGE, {"role": "system", "content": "アンが飾りをまとめて片付けてと頼んだ。"}, chime],
+        [{"role": "system", "content": MISSION + "\n四、朝には夜の出来事を要約して報告すること。"}, chime],
+        [MISSION_MESSAGE, {"role": "user", "content": "要約した紙はどこですか。"}],
+    ]
+    for messages in mentions:
+        reply = read(messages).content
+        assert "出来事:" not in reply and "いつもの:" not in reply, (messages, reply)
+
+
+def test_tags_a_user_pasted_earlier_stay_material_in_a_langmem_request():
+    night = [{"role": "user", "content": "夜半の届け物です。ハーロウさんが木箱を三つ置いていきました。"},
+             {"role": "assistant", "content": "承知いたしました。"},
+             {"role": "user", "content": 'コレットです。メモを貼ります: <message type="human">衣装は明日</message>'},
+             {"role": "assistant", "content": "承知いたしました。"},
+             {"role": "user", "content": "西の鎧戸が風でがたついています。"},
+             {"role": "assistant", "content": "承知いたしました。"},
+             {"role": "user", "content": "Create a summary of the conversation above:"}]
+    summary = read(night).content
+    assert "ハーロウ" in summary and "西の鎧戸" in summary
+
+
+def test_tool_lines_and_empty_tagged_messages_in_a_written_transcript():
+    llama = [{"role": "system", "content": "Write a concise summary about the contents of this conversation."},
+             {"role": "user", "content": '"Transcript so far: user: 鍵を調べてください。\n\nassistant: 承知いたしました。\n\n'
+                                         'tool: 楽屋口の鍵は新しいものに替えてありました。\n\n"\n\n'}]
+    assert "楽屋口の鍵は新しいものに替えてありました" in read(llama).content
+    tagged = [{"role": "user", "content": 'Summarize the conversation:\n<message type="human">西の鎧戸が緩んでいます。</message>'
+                                          '\n<message type="ai"></message>'}]
+    assert read(tagged).content == "出来事: 西の鎧戸が緩んでいます。"
+
+
+def test_a_carried_summary_with_one_duty_sentence_keeps_its_events():
+    llama = [{"role": "system", "content": "Write a concise summary about the contents of this conversation."},
+             {"role": "user", "content": '"Transcript so far: system: The guard was told never to open the stage door. '
+                                         "A van from Marlow's Market left three crates of oranges.\n\n"
+                                         'user: It is three o\'clock.\n\n"\n\n'}]
+    summary = read(llama).content
+    events = next(line for line in summary.splitlines() if line.startswith("Events:"))
+    assert "Marlow's Market" in events and "never to open" not in events

@@ -6,9 +6,10 @@ The rule, stated once:
 * A system message is still *material* when it reads as a record of the conversation rather than
   as orders: when its first line is a heading that names a summary (要約, まとめ, 束ね, summary,
   "so far", "to date") — however the memory design labelled it — when it is laid out as the
-  reader's own summary (its first line opens with a summary label: 申し送り: / 出来事: / いつもの:,
-  Notes: / Events: / Routine:; a handover sentence inside it may say ください and is still a record),
-  or when none of its sentences is phrased as a duty.
+  reader's own summary (every line opens with a summary label, 申し送り: / 出来事: / いつもの: or
+  Notes: / Events: / Routine:, and one of them is not the notes label; a handover sentence inside
+  it may say ください and is still a record), or when none of its sentences is phrased as a duty.
+  A mission that merely opens with "申し送り:" and goes on with its duties is still a mission.
 * A duty is a sentence or list item phrased as one: a numbered or bulleted item, or a sentence
   ending in an obligation or imperative form (…こと, …ください, …せよ, …な; must, never, always,
   do not, please, "you are to"). Sentences that only announce a list ("次の務め", "the following")
@@ -35,6 +36,7 @@ SUMMARY_LABEL = re.compile(
     r"^\s*(?:" + "|".join(re.escape(words[key]) for words in PHRASES.values()
                           for key in ("notes_label", "events_label", "routine_label")) + r")\s*[:：]"
 )
+NOTES_LABEL = re.compile(r"^\s*(?:" + "|".join(re.escape(words["notes_label"]) for words in PHRASES.values()) + r")\s*[:：]")
 ENUMERATOR = re.compile(r"^\s*(?:[一二三四五六七八九十]+[、.．)）]|\d+[.)．）、]|[-*•・])\s*")
 DUTY_ENDING = re.compile(
     r"(こと|ください|なさい|せよ|しろ|べし|るな|ぬこと|ないで|てはならない|守れ|知らせよ|[えけせてねべめれ]よ|[けせてねべめれ]る?な)[。！!]?$"
@@ -66,9 +68,16 @@ def is_instruction_message(message: Mapping[str, str]) -> bool:
         return False
     content = message.get("content", "")
     first_line = content.strip().split("\n", 1)[0]
-    if SUMMARY_HEADING.search(first_line[:80]) or SUMMARY_LABEL.match(first_line):
+    if SUMMARY_HEADING.search(first_line[:80]) or laid_out_as_summary(content):
         return False
     return bool(duty_clauses(content))
+
+
+def laid_out_as_summary(content: str) -> bool:
+    """Every line under a summary label, and not only the notes label (see the module's rule)."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    return (bool(lines) and all(SUMMARY_LABEL.match(line) for line in lines)
+            and any(not NOTES_LABEL.match(line) for line in lines))
 
 
 def _clean(line: str) -> str:

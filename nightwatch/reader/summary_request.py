@@ -4,8 +4,13 @@ Recognised by form, not by framework: the asking text says 要約 / まとめ / 
 the transcript is either written into the request (lines labelled Human:/AI:, user:/assistant:,
 問:/答:, messages tagged ``<message type="human">…</message>``, or message objects printed as
 ``HumanMessage(content='…')``) or is the conversation the request itself carries before the ask.
-The ask may sit in an instruction, in a system or developer message that asks in so many words
-("Write a concise summary…", 要約して) though it has no duty in it, or in the last message. Worked examples (a block between "EXAMPLE" and "END OF
+Where the ask may sit: in the last message, as long as it is not a mere question ("要約した紙は
+どこですか" is not an ask), with the transcript written into that message or, if it has none, the
+conversation before it (langmem); or in a system or developer message (an instruction, or one that
+asks in so many words though it states no duty, "Write a concise summary…"), but only when the
+last message carries a written transcript (LlamaIndex, nightwatch's own ``LLMSummarizer``): a
+mission that mentions 要約 does not turn the night's ordinary turns into summary requests. Only the
+last message is read for a written transcript, so tags a user pasted earlier stay material. Worked examples (a block between "EXAMPLE" and "END OF
 EXAMPLE", or inside <example> tags) are removed first: they illustrate, they are not the transcript.
 A previous summary is any block under a heading that names a summary ("Current summary:",
 "これまでの束ね:", "…summary of the conversation so far: …"), a transcript message that opens with
@@ -23,15 +28,18 @@ import re
 from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import unescape
 
-from nightwatch.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, SUMMARY_LABEL, is_instruction_message
-from nightwatch.reader.material import Line
+from nightwatch.reader.instructions import (
+    INSTRUCTION_ROLES, SUMMARY_HEADING, SUMMARY_LABEL, duty_clauses, is_instruction_message, laid_out_as_summary,
+)
+from nightwatch.reader.material import Line, is_ask, is_question
 from nightwatch.reader.summary import classify, fold
+from nightwatch.reader.text import sentences
 
 ASK_VERB = re.compile(
-    r"(?:^|[.。!?！？]\s*)(?:please\s+)?(?:write|create|produce|provide|give|summari[sz]e|extract)\b|要約して|まとめて|束ね直して",
+    r"(?:^|[.。!?！？]\s*)(?:please\s+)?(?:write|create|produce|provide|give|summari[sz]e|extract)\b|要約|束ね直",
     re.IGNORECASE | re.MULTILINE,
 )
-SUMMARY_ASK = re.compile(r"要約|まとめて|まとめ直|束ね直|束ねて|summar(?:i[sz]e|y)|extract .{0,60}context", re.IGNORECASE)
+SUMMARY_ASK = re.compile(r"要約|まとめ直|束ね直|summar(?:i[sz]e|y)|extract .{0,60}context", re.IGNORECASE)
 EXAMPLE_BLOCK = re.compile(r"(?ms)^\s*(?:EXAMPLE|例)\s*$.*?^\s*END OF (?:EXAMPLE|例)\s*$|<example>.*?</example>")
 REPR_MESSAGE = re.compile(
     r"(?P<cls>HumanMessage|AIMessage|SystemMessage|ToolMessage)\(content=(?P<lit>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
@@ -39,7 +47,7 @@ REPR_MESSAGE = re.compile(
 XML_MESSAGE = re.compile(r"<message type=([\"'])(?P<role>[^\"']+)\1[^>]*>(?P<body>.*?)</message>", re.DOTALL)
 INNER_TAG = re.compile(r"</?[a-z_]+(?:\s[^>]*)?>")
 ROLE_LINE = re.compile(
-    r"(?m)(?:^|(?<=[:：] ))\"?(?P<role>Human|AI|User|Assistant|System|user|assistant|system|問|答)\s*[:：] ?"
+    r"(?m)(?:^|(?<=[:：] ))\"?(?P<role>Human|AI|User|Assistant|System|Tool|user|assistant|system|tool|問|答)\s*[:：] ?"
 )
 ROLES = {"human": "user", "user": "user", "問": "user", "ai": "assistant", "assistant": "assistant", "答": "assistant",
          "system": "summary", "tool": "user", "function": "user"}
@@ -49,12 +57,29 @@ PLACEHOLDER = re.compile(r"^\s*[（(][^）)]*[）)]\s*$")
 
 
 def asking_text(messages: Sequence[Mapping[str, str]]) -> str | None:
-    """The text that asks for a summary, if the request asks for one."""
-    candidates = [m["content"] for m in messages if _may_instruct(m)] + [messages[-1]["content"]]
-    for text in candidates:
-        if SUMMARY_ASK.search(EXAMPLE_BLOCK.sub("", _without_summary_blocks(text)[:4000])):
-            return text
+    """The text that asks for a summary, if the request asks for one (see the module docstring)."""
+    last = messages[-1]["content"]
+    if _asks(last):
+        return last
+    if transcript_in(_transcript_part(last)):
+        for message in messages[:-1]:
+            if _may_instruct(message) and _asks(message["content"]):
+                return message["content"]
     return None
+
+
+def _asks(text: str) -> bool:
+    """Some sentence of ``text`` (outside carried summaries and worked examples) asks for a summary."""
+    cleaned = EXAMPLE_BLOCK.sub("", _without_summary_blocks(text)[:4000])
+    return any(SUMMARY_ASK.search(sentence) and (is_ask(sentence) or not is_question(sentence))
+               for sentence in sentences(XML_MESSAGE.sub("", cleaned)))
+
+
+def _transcript_part(text: str) -> str:
+    """The part of a message a written transcript is read from (worked examples and, unless the
+    transcript is tagged, carried summaries removed)."""
+    content = EXAMPLE_BLOCK.sub("", text)
+    return content if XML_MESSAGE.search(content) else _split_previous(content)[1]
 
 
 def _may_instruct(message: Mapping[str, str]) -> bool:
@@ -67,7 +92,7 @@ def _may_instruct(message: Mapping[str, str]) -> bool:
         return True
     content = message.get("content", "")
     first_line = content.strip().split("\n", 1)[0]
-    if SUMMARY_HEADING.search(first_line[:80]) or SUMMARY_LABEL.match(first_line):
+    if SUMMARY_HEADING.search(first_line[:80]) or laid_out_as_summary(content):
         return False
     return bool(ASK_VERB.search(content))
 
@@ -102,7 +127,8 @@ def transcript_in(text: str) -> list[tuple[str, str]]:
     """(role, content) pairs written into a prompt, in any of the recognised layouts."""
     tagged = list(XML_MESSAGE.finditer(text))
     if tagged:
-        return [(ROLES.get(m["role"].lower(), "user"), unescape(INNER_TAG.sub(" ", m["body"])).strip()) for m in tagged]
+        pairs = [(ROLES.get(m["role"].lower(), "user"), unescape(INNER_TAG.sub(" ", m["body"])).strip()) for m in tagged]
+        return [(role, content) for role, content in pairs if content]
     reprs = list(REPR_MESSAGE.finditer(text))
     if reprs:
         out = []
@@ -120,15 +146,27 @@ def transcript_in(text: str) -> list[tuple[str, str]]:
     return [(role, content) for role, content in out if content]
 
 
-def _carried_summary(role: str, text: str) -> str:
-    """The previous summary a transcript line carries: a system line, or a headed user message."""
+def _carried_summary(role: str, text: str) -> tuple[str, list[str]]:
+    """(previous summary, notes) that a transcript line carries.
+
+    A ``system`` line is a previous summary (whole, when it is headed or opens with a summary label), except
+    for the sentences of a free-text one phrased as duties, which become notes; when most of its
+    sentences are duties it is a mission, kept whole as one note.
+    A user message carries a previous summary when it opens with a summary heading."""
     if role == "summary":
-        if is_instruction_message({"role": "system", "content": text}):
-            return ""  # orders, not a summary: summarize_request keeps them as notes
-        return _headed_summary(text) or text
+        headed = _headed_summary(text)
+        if headed or SUMMARY_LABEL.match(text):  # a summary in the reader's own layout: whole
+            return headed or text, []
+        said = sentences(text)
+        duties = [sentence for sentence in said if duty_clauses(sentence)]
+        if duties and 2 * len(duties) > len(said):
+            return "", [text]
+        for duty in duties:
+            text = text.replace(duty, "")
+        return text.strip(), duties
     if role == "user":
-        return _headed_summary(text) or _split_previous(text)[0]
-    return ""
+        return _headed_summary(text) or _split_previous(text)[0], []
+    return "", []
 
 
 def summarize_request(messages: Sequence[Mapping[str, str]]) -> tuple[str, list[int]] | None:
@@ -139,25 +177,23 @@ def summarize_request(messages: Sequence[Mapping[str, str]]) -> tuple[str, list[
     previous_parts, lines, used = [], [], []
     for index, message in enumerate(messages):
         content = EXAMPLE_BLOCK.sub("", message["content"])
-        tagged = XML_MESSAGE.search(content) is not None  # headings inside the tags belong to messages
-        previous, rest = _split_previous(XML_MESSAGE.sub("", content) if tagged else content)
+        previous, _ = _split_previous(XML_MESSAGE.sub("", content))  # headings inside tags belong to messages
         if previous:
             previous_parts.append(previous)
             used.append(index)
-        written = transcript_in(content if tagged else rest)
-        for role, text in written:
-            carried = _carried_summary(role, text)
-            if carried:
-                previous_parts.append(carried)
-            elif role == "summary":
-                lines.append(Line(-1, "system", "note", text))
-            else:
-                lines.append(classify(role, text))
-        if written:
-            used.append(index)
-    if not lines:  # the transcript is the conversation itself (e.g. langmem)
+    written = transcript_in(_transcript_part(messages[-1]["content"]))
+    for role, text in written:
+        carried, notes = _carried_summary(role, text)
+        if carried:
+            previous_parts.append(carried)
+        lines += [Line(-1, "system", "note", note) for note in notes]
+        if not carried and not notes:
+            lines.append(classify(role, text))
+    if written:
+        used.append(len(messages) - 1)
+    else:  # the transcript is the conversation itself (langmem)
         for index, message in enumerate(messages[:-1]):
-            if is_instruction_message(message):
+            if message["content"] == ask or is_instruction_message(message):
                 continue
             role = message["role"] if message["role"] in ("user", "assistant") else "summary"
             lines.append(classify(role, message["content"]))
