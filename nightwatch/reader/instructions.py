@@ -36,7 +36,9 @@ SUMMARY_LABEL = re.compile(
     r"^\s*(?:" + "|".join(re.escape(words[key]) for words in PHRASES.values()
                           for key in ("notes_label", "events_label", "routine_label")) + r")\s*[:：]"
 )
-NOTES_LABEL = re.compile(r"^\s*(?:" + "|".join(re.escape(words["notes_label"]) for words in PHRASES.values()) + r")\s*[:：]")
+NOTES_LABEL = re.compile(
+    r"^\s*(?:" + "|".join(re.escape(words["notes_label"]) for words in PHRASES.values()) + r")\s*[:：]"
+)
 ENUMERATOR = re.compile(r"^\s*(?:[一二三四五六七八九十]+[、.．)）]|\d+[.)．）、]|[-*•・])\s*")
 DUTY_ENDING = re.compile(
     r"(こと|ください|なさい|せよ|しろ|べし|るな|ぬこと|ないで|てはならない|守れ|知らせよ|[えけせてねべめれ]よ|[けせてねべめれ]る?な)[。！!]?$"
@@ -67,10 +69,13 @@ def is_instruction_message(message: Mapping[str, str]) -> bool:
     if message.get("role") not in INSTRUCTION_ROLES:
         return False
     content = message.get("content", "")
+    return not reads_as_record(content) and bool(duty_clauses(content))
+
+
+def reads_as_record(content: str) -> bool:
+    """Headed as a summary, or laid out as the reader's own: a record, whatever its sentences say."""
     first_line = content.strip().split("\n", 1)[0]
-    if SUMMARY_HEADING.search(first_line[:80]) or laid_out_as_summary(content):
-        return False
-    return bool(duty_clauses(content))
+    return bool(SUMMARY_HEADING.search(first_line[:80])) or laid_out_as_summary(content)
 
 
 def laid_out_as_summary(content: str) -> bool:

@@ -10,8 +10,9 @@ conversation before it (langmem); or in a system or developer message (an instru
 asks in so many words though it states no duty, "Write a concise summary…"), but only when the
 last message carries a written transcript (LlamaIndex, nightwatch's own ``LLMSummarizer``): a
 mission that mentions 要約 does not turn the night's ordinary turns into summary requests. Only the
-last message is read for a written transcript, so tags a user pasted earlier stay material. Worked examples (a block between "EXAMPLE" and "END OF
-EXAMPLE", or inside <example> tags) are removed first: they illustrate, they are not the transcript.
+last message is read for a written transcript, so tags a user pasted earlier stay material.
+Worked examples (a block between "EXAMPLE" and "END OF EXAMPLE", or inside <example> tags) are
+removed first: they illustrate, they are not the transcript.
 A previous summary is any block under a heading that names a summary ("Current summary:",
 "これまでの束ね:", "…summary of the conversation so far: …"), a transcript message that opens with
 such a heading ("Here is a summary of the conversation to date:"), or a transcript line spoken by
@@ -29,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import unescape
 
 from nightwatch.reader.instructions import (
-    INSTRUCTION_ROLES, SUMMARY_HEADING, SUMMARY_LABEL, duty_clauses, is_instruction_message, laid_out_as_summary,
+    INSTRUCTION_ROLES, SUMMARY_HEADING, SUMMARY_LABEL, duty_clauses, is_instruction_message, reads_as_record,
 )
 from nightwatch.reader.material import Line, is_ask, is_question
 from nightwatch.reader.summary import classify, fold
@@ -88,13 +89,8 @@ def _may_instruct(message: Mapping[str, str]) -> bool:
     A carried summary never asks, whatever words it holds ("In summary, …")."""
     if message.get("role") not in INSTRUCTION_ROLES:
         return False
-    if is_instruction_message(message):
-        return True
     content = message.get("content", "")
-    first_line = content.strip().split("\n", 1)[0]
-    if SUMMARY_HEADING.search(first_line[:80]) or laid_out_as_summary(content):
-        return False
-    return bool(ASK_VERB.search(content))
+    return is_instruction_message(message) or (not reads_as_record(content) and bool(ASK_VERB.search(content)))
 
 
 def _headed_summary(text: str) -> str:
@@ -149,9 +145,9 @@ def transcript_in(text: str) -> list[tuple[str, str]]:
 def _carried_summary(role: str, text: str) -> tuple[str, list[str]]:
     """(previous summary, notes) that a transcript line carries.
 
-    A ``system`` line is a previous summary (whole, when it is headed or opens with a summary label), except
-    for the sentences of a free-text one phrased as duties, which become notes; when most of its
-    sentences are duties it is a mission, kept whole as one note.
+    A ``system`` line is a previous summary (whole, when it is headed or opens with a summary
+    label), except for the sentences of a free-text one phrased as duties, which become notes; when
+    most of its sentences are duties it is a mission, kept whole as one note.
     A user message carries a previous summary when it opens with a summary heading."""
     if role == "summary":
         headed = _headed_summary(text)
