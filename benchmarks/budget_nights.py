@@ -18,11 +18,12 @@ import sys
 from collections import Counter
 from functools import lru_cache
 
-from nightwatch import persona
-from nightwatch.budget import ContextBudgetExceeded
+from nightwatch.standin.reader import read
+from nightwatch.memory.budget import ContextBudgetExceeded
 from nightwatch.memory import SUMMARY_HEADER, ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, busy_night, celebration_eve, spring_night
-from nightwatch.summarizers import ThreeLineSummarizer, concatenating_summarizer
+from nightwatch.summarizers import concatenating_summarizer
+from nightwatch.standin import ThreeLineSummarizer
 from nightwatch.tokens import chat_request_tokens, count_text_tokens
 
 # The same texts recur night after night: count each once (the counts are tiktoken's, unchanged).
@@ -115,7 +116,7 @@ def main() -> None:
             size = count_request(messages) + policy.reply_reserve
             worst = max(worst, size / policy.context_window)
             calls += 1
-            memory.add_exchange(text, persona.answer(messages))
+            memory.add_exchange(text, read(messages).content)
             answered.append(text)
         failures += len(memory.failures)
         fallbacks += sum(failure.fallback for failure in memory.failures)

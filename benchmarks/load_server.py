@@ -33,7 +33,7 @@ import httpx2
 import openai
 import psutil
 
-from nightwatch.server import SERVED_REQUEST_LOG_SIZE
+from nightwatch.standin.server import SERVED_REQUEST_LOG_SIZE
 
 ROOT = Path(__file__).resolve().parents[1]
 MISSION = "あなたは夜警です。毎正時に館内を巡回し、異常の有無を告げてください。"

@@ -1,7 +1,7 @@
 """``python -m nightwatch``: the celebration eve under the three designs, offline, in seconds.
 
 ``python -m nightwatch serve --port 8000`` serves the stand-in over HTTP on 127.0.0.1 instead.
-With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.live``) the comparison runs against a real model.
+With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.lab.live``) the comparison runs against a real model.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from nightwatch.standin import DEFAULT_CONTEXT_LIMIT
 
 def first_errors(frames: dict) -> dict[str, str]:
     """Per design, the error that ended its night, if one did (redacted, one line)."""
-    from nightwatch.compare import DESIGN_NAMES
-    from nightwatch.redaction import redact
+    from nightwatch.lab.compare import DESIGN_NAMES
+    from nightwatch.memory.redaction import redact
 
     stops = {}
     for design, frame in frames.items():
@@ -33,8 +33,8 @@ def _sizes(column):
 def compare(context_limit: int) -> None:
     import pandas as pd
 
-    from nightwatch.compare import compare_designs
-    from nightwatch.live import choose_model
+    from nightwatch.lab.compare import compare_designs
+    from nightwatch.lab.live import choose_model
     from nightwatch.nights import celebration_eve
 
     night = celebration_eve()
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> None:
             serve_parser.error("--context-limit must be a positive number of tokens")
         if not 0 <= args.port <= 65535:
             serve_parser.error(f"--port must be between 0 and 65535 (got {args.port})")
-        from nightwatch.server import ServerStartError, serve
+        from nightwatch.standin.server import ServerStartError, serve
 
         try:
             serve(args.port, args.serve_limit)

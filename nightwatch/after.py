@@ -16,7 +16,7 @@ class NightWatchAgent(BaseAgent):
     """Vesper (after): pinned mission, running summary, sliding window."""
 
     def __init__(
-        self, name: str, memory: ConversationMemory, model: str = "gpt-4o", *, client: openai.OpenAI | None = None
+        self, name: str, memory: ConversationMemory, model: str = "gpt-4o", *, client: openai.OpenAI
     ) -> None:
         if not isinstance(memory, ConversationMemory):
             raise TypeError(f"memory must be a ConversationMemory, got {type(memory).__name__}")

@@ -1,10 +1,12 @@
-"""What every night-watch agent shares: a name, a mission, a model and one way to call it."""
+"""What every night-watch agent shares: a name, a mission, a model and one way to call it.
+
+The client is always handed in: the stand-in's (``StandInModel().client()``), or a real endpoint's
+(``nightwatch.lab.live``). An agent never knows which model answers it.
+"""
 
 from __future__ import annotations
 
 import openai
-
-from nightwatch.standin import StandInModel
 
 
 def said(role: str, content: str) -> dict[str, str]:
@@ -15,7 +17,7 @@ def said(role: str, content: str) -> dict[str, str]:
 class BaseAgent:
     """Holds the client and remembers the last request and its usage, for the night's table."""
 
-    def __init__(self, name: str, mission: str, model: str = "gpt-4o", *, client: openai.OpenAI | None = None) -> None:
+    def __init__(self, name: str, mission: str, model: str = "gpt-4o", *, client: openai.OpenAI) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError("name must be a non-empty string")
         if not isinstance(mission, str) or not mission.strip():
@@ -23,7 +25,9 @@ class BaseAgent:
         self.name = name
         self.mission = mission
         self.model = model
-        self.client = client if client is not None else StandInModel().client()
+        if client is None:
+            raise TypeError("client is required: StandInModel().client() offline, or a live client")
+        self.client = client
         self.last_messages: list[dict[str, str]] = []
         self.last_prompt_tokens: int | None = None
 

@@ -19,7 +19,7 @@ from nightwatch.agent import BaseAgent, said
 class NightWatchAgent(BaseAgent):
     """Vesper (before): the duty and the whole conversation in a single list that only grows."""
 
-    def __init__(self, name: str, mission: str, model: str = "gpt-4o", *, client: openai.OpenAI | None = None) -> None:
+    def __init__(self, name: str, mission: str, model: str = "gpt-4o", *, client: openai.OpenAI) -> None:
         super().__init__(name, mission, model, client=client)
         self.history: list[dict[str, str]] = [said("system", mission)]  # the duty, as entry 0
 
@@ -44,7 +44,7 @@ class TrimmedNightWatchAgent(NightWatchAgent):
         model: str = "gpt-4o",
         *,
         keep_last: int = 12,
-        client: openai.OpenAI | None = None,
+        client: openai.OpenAI,
     ) -> None:
         if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last <= 0:
             raise ValueError(f"keep_last must be a positive int, got {keep_last!r}")

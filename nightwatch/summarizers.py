@@ -2,7 +2,7 @@
 
 * ``concatenating_summarizer`` is the story's fake: it strings every evicted exchange onto the
   summary. Deterministic, loses nothing, and therefore grows without bound: the ceiling returns.
-* ``ThreeLineSummarizer`` keeps the three-line contract deterministically (see ``folding``).
+* ``ThreeLineSummarizer`` (in ``nightwatch.standin``) keeps the three-line contract deterministically.
 * ``LLMSummarizer`` asks a model, through the ``openai`` client, to do the same in at most three
   lines with ``max_tokens``; offline, the stand-in model answers it. Its own requests are budgeted
   against the model's context, like the watchman's.
@@ -16,14 +16,27 @@ from collections.abc import Callable
 
 import openai
 
-from nightwatch.folding import fold, shorten
-from nightwatch.memory import Exchange
-from nightwatch.shortening import clip_to_tokens
-from nightwatch.tokens import chat_request_tokens, count_text_tokens
+from typing import Protocol
+
+from nightwatch.tokens import chat_request_tokens, clip_to_tokens, count_text_tokens
 
 
-def concatenating_summarizer(summary: str, overflow: list[Exchange]) -> str:
-    """Append every evicted exchange verbatim: nothing is dropped, so nothing stays short."""
+class Pair(Protocol):
+    """What a summarizer reads of an exchange (``nightwatch.memory.Exchange`` is one)."""
+
+    user_text: str
+    watchman_reply: str
+
+
+def concatenating_summarizer(summary: str, overflow: list[Pair]) -> str:
+    """Append every evicted exchange verbatim: nothing is dropped, so nothing stays short.
+
+    The memory also uses it, clipped to the cap, when a summarizer fails and a request must fit.
+
+    >>> from nightwatch.memory import Exchange
+    >>> concatenating_summarizer("", [Exchange(user_text="Ten o'clock.", watchman_reply="All quiet.")])
+    "Ten o'clock. → All quiet."
+    """
     lines = [summary] if summary else []
     lines += [f"{exchange.user_text} → {exchange.watchman_reply}" for exchange in overflow]
     return "\n".join(lines)
@@ -34,33 +47,15 @@ class CountingSummarizer:
 
     def __init__(self, inner=concatenating_summarizer) -> None:
         self.inner = inner
-        self.calls: list[list[Exchange]] = []
+        self.calls: list[list[Pair]] = []
 
     @property
     def call_count(self) -> int:
         return len(self.calls)
 
-    def __call__(self, summary: str, overflow: list[Exchange]) -> str:
+    def __call__(self, summary: str, overflow: list[Pair]) -> str:
         self.calls.append(list(overflow))
         return self.inner(summary, overflow)
-
-
-class ThreeLineSummarizer:
-    """At most three lines: handover notes, events (what happened once), and the routine as counts."""
-
-    def __init__(self, max_items: int | None = None, max_chars: int = 60) -> None:
-        if (max_items is not None and max_items <= 0) or max_chars <= 1:
-            raise ValueError("max_items must be > 0 (or None: no cap) and max_chars > 1")
-        self.max_items = max_items
-        self.max_chars = max_chars
-
-    def __call__(self, summary: str, overflow: list[Exchange]) -> str:
-        pairs = [(exchange.user_text, exchange.watchman_reply) for exchange in overflow]
-        return fold(summary, pairs, self.max_items, self.max_chars)
-
-    def shorten(self, summary: str, token_limit: int, estimate_tokens) -> str:
-        """Compress an over-cap summary by dropping whole items (see ``folding.shorten``)."""
-        return shorten(summary, token_limit, estimate_tokens)
 
 
 SUMMARY_INSTRUCTION = (
@@ -73,7 +68,7 @@ OVERFLOW_HEADING = "押し出された往復:"
 NO_SUMMARY_YET = "（まだありません）"
 
 
-def summary_request(summary: str, overflow: list[Exchange]) -> list[dict[str, str]]:
+def summary_request(summary: str, overflow: list[Pair]) -> list[dict[str, str]]:
     """The chat request an LLM summarizer sends: instruction, previous summary, evicted pairs."""
     pairs = "\n".join(
         f"問: {exchange.user_text}\n答: {exchange.watchman_reply}" for exchange in overflow
@@ -138,7 +133,7 @@ class LLMSummarizer:
         self.calls = 0
         self.cut_replies = 0
 
-    def __call__(self, summary: str, overflow: list[Exchange]) -> str:
+    def __call__(self, summary: str, overflow: list[Pair]) -> str:
         pending = list(overflow)
         while pending:
             batch, pending = self._next_batch(summary, pending)
@@ -148,10 +143,10 @@ class LLMSummarizer:
     def _room(self) -> int:
         return self.context_window - self.max_tokens
 
-    def _size(self, summary: str, batch: list[Exchange]) -> int:
+    def _size(self, summary: str, batch: list[Pair]) -> int:
         return chat_request_tokens(summary_request(summary, batch), self.estimate_tokens)
 
-    def _next_batch(self, summary: str, pending: list[Exchange]) -> tuple[list[Exchange], list[Exchange]]:
+    def _next_batch(self, summary: str, pending: list[Pair]) -> tuple[list[Pair], list[Pair]]:
         """The longest run of ``pending`` that fits one request with ``summary``, at least one pair."""
         taken = 0
         while taken < len(pending) and self._size(summary, pending[: taken + 1]) <= self._room():
@@ -160,14 +155,14 @@ class LLMSummarizer:
             return pending[:taken], pending[taken:]
         return [self._clipped(summary, pending[0])], pending[1:]
 
-    def _clipped(self, summary: str, exchange: Exchange) -> Exchange:
+    def _clipped(self, summary: str, exchange: Pair) -> Pair:
         """``exchange`` shortened until it fits one request with ``summary``."""
         limit = max(1, (self._room() - self._size(summary, [])) // 2)
         while limit > 1:
-            pair = Exchange(
-                user_text=self._clip(exchange.user_text, limit),
-                watchman_reply=self._clip(exchange.watchman_reply, limit),
-            )
+            pair = exchange.model_copy(update={  # a memory.Exchange, clipped (its archive keeps it whole)
+                "user_text": self._clip(exchange.user_text, limit),
+                "watchman_reply": self._clip(exchange.watchman_reply, limit),
+            })
             if self._size(summary, [pair]) <= self._room():
                 return pair
             limit //= 2
@@ -180,7 +175,7 @@ class LLMSummarizer:
             return text
         return clip_to_tokens(text, max(1, limit - self.estimate_tokens(CLIPPED_MARK)), self.estimate_tokens) + CLIPPED_MARK
 
-    def _ask(self, summary: str, batch: list[Exchange]) -> str:
+    def _ask(self, summary: str, batch: list[Pair]) -> str:
         self.calls += 1
         try:
             response = self.client.chat.completions.create(

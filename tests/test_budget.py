@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nightwatch import after
-from nightwatch.budget import ContextBudgetExceeded, request_size
-from nightwatch.compare import make_agent
+from nightwatch.memory.budget import ContextBudgetExceeded, request_size
+from nightwatch.lab.compare import make_agent
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, celebration_eve
-from nightwatch.rehearsal import run_night
-from nightwatch.standin import StandInModel
-from nightwatch.summarizers import ThreeLineSummarizer, concatenating_summarizer
+from nightwatch.lab.rehearsal import run_night
+from nightwatch.standin import StandInModel, ThreeLineSummarizer
+from nightwatch.summarizers import concatenating_summarizer
 from nightwatch.tokens import count_message_tokens, count_text_tokens
 
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
@@ -72,7 +72,9 @@ def test_the_memory_counts_a_request_exactly_as_the_stand_in_does():
     for turn in celebration_eve().turns[:10]:
         memory.add_exchange(turn.text, "承知いたしました。")
     messages = memory.build_messages("一時です。")
-    assert request_size(messages, count_text_tokens) == count_message_tokens(messages)
+    served = StandInModel(context_limit=100_000)
+    response = served.client().chat.completions.create(model="gpt-4o", messages=messages)
+    assert request_size(messages, count_text_tokens) == response.usage.prompt_tokens  # what the endpoint reports
 
 
 def test_an_oversized_exchange_is_evicted_early_to_keep_the_budget():

@@ -19,7 +19,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.nights import MISSION, celebration_eve
-from nightwatch.reader import read
+from nightwatch.standin.reader import read
 from nightwatch.standin import StandInModel
 
 LANGCHAIN_SUMMARY_PROMPT = """Progressively summarize the lines of conversation provided, adding onto the previous summary returning a new summary.

@@ -18,8 +18,8 @@ import pytest
 
 from nightwatch.before import TrimmedNightWatchAgent
 from nightwatch.nights import MISSION, Night, celebration_eve
-from nightwatch.reader import read
-from nightwatch.rehearsal import run_night
+from nightwatch.standin.reader import read
+from nightwatch.lab.rehearsal import run_night
 from nightwatch.standin import StandInModel
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,12 +12,12 @@ import pytest
 
 from nightwatch.__main__ import main
 from nightwatch.before import NightWatchAgent
-from nightwatch.live import choose_model, live_mode_requested
+from nightwatch.lab.live import choose_model, live_mode_requested
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, celebration_eve
-from nightwatch.redaction import redact
-from nightwatch.rehearsal import run_night
-from nightwatch.server import StandInServer
+from nightwatch.memory.redaction import redact
+from nightwatch.lab.rehearsal import run_night
+from nightwatch.standin.server import StandInServer
 from nightwatch.summarizers import LLMSummarizer
 from nightwatch.tokens import estimate_tokens_by_chars
 

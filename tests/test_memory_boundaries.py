@@ -9,7 +9,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from nightwatch.budget import ContextBudgetExceeded, request_size, tier_sizes
+from nightwatch.memory.budget import ContextBudgetExceeded, request_size, tier_sizes
 from nightwatch.memory import SUMMARY_HEADER, ConversationMemory, MemoryPolicy
 from nightwatch.tokens import count_text_tokens, estimate_tokens_by_chars
 
@@ -99,7 +99,7 @@ def test_each_tier_has_its_role_and_replies_are_the_assistant_s():
 def test_the_tiers_count_each_message_once_and_the_reply_primer_with_the_question(with_summary):
     memory = memory_with(PAIRS, one_letter, token_threshold=12 if with_summary else 10_000, window_size=2)
     messages = memory.build_messages("今は？")
-    tiers = tier_sizes(messages, with_summary, estimate_tokens_by_chars)
+    tiers = tier_sizes(messages, estimate_tokens_by_chars)
     assert tiers["mission"] == 3 + 6 + len(MISSION)
     assert tiers["summary"] == (3 + 6 + len(SUMMARY_HEADER) + 2 if with_summary else 0)
     window = PAIRS[1:] if with_summary else PAIRS

@@ -10,17 +10,11 @@ import logging
 import pytest
 
 from nightwatch import after
-from nightwatch.budget import ContextBudgetExceeded
+from nightwatch.memory.budget import ContextBudgetExceeded
 from nightwatch.memory import ConversationMemory, MemoryPolicy, ReentrantCallError
 from nightwatch.nights import MISSION, busy_night, celebration_eve
-from nightwatch.standin import StandInModel
-from nightwatch.summarizers import (
-    CONTEXT_LIMIT_IN_ERROR,
-    LLMSummarizer,
-    ThreeLineSummarizer,
-    concatenating_summarizer,
-    finished_part,
-)
+from nightwatch.standin import StandInModel, ThreeLineSummarizer
+from nightwatch.summarizers import CONTEXT_LIMIT_IN_ERROR, LLMSummarizer, concatenating_summarizer, finished_part
 from nightwatch.tokens import count_message_tokens, count_text_tokens
 
 INVENTORY = "目録: " + "贈り物の荷、木箱ひとつ。" * 130  # one message that fills most of a request

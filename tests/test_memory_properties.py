@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import char_memory
-from nightwatch.budget import ContextBudgetExceeded
+from nightwatch.memory.budget import ContextBudgetExceeded
 from nightwatch.memory import SUMMARY_HEADER, ConversationMemory, Exchange, MemoryPolicy
 from nightwatch.nights import MISSION
 from nightwatch.summarizers import CountingSummarizer, concatenating_summarizer

@@ -8,11 +8,11 @@ import pydantic
 import pytest
 
 from conftest import char_memory
-from nightwatch.compaction import Compaction
+from nightwatch.memory import Compaction
 from nightwatch.memory import ConversationMemory, Exchange, MemoryPolicy
-from nightwatch.saved import FORMAT_VERSION
-from nightwatch.summarizers import LLMSummarizer, ThreeLineSummarizer, concatenating_summarizer
-from nightwatch.standin import StandInModel
+from nightwatch.memory.saved import FORMAT_VERSION
+from nightwatch.summarizers import LLMSummarizer, concatenating_summarizer
+from nightwatch.standin import ThreeLineSummarizer, StandInModel
 from nightwatch.tokens import estimate_tokens_by_chars
 
 LONE_SURROGATE = "巡回\ud800異常なし"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from nights_elsewhere import HOTEL_MISSION, THEATRE_PARAPHRASE, WARD_MISSION, hotel_night, ward_night
-from nightwatch.compare import compare_designs
+from nightwatch.lab.compare import compare_designs
 from nightwatch.nights import MISSION, celebration_eve
 
 CASES = {

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nightwatch.nights import MISSION, celebration_eve
-from nightwatch.reader import RULES, Source, read, rules_text
-from nightwatch.reader.instructions import duty_clauses, is_instruction_message, read_duties
-from nightwatch.reader.phrases import allowed_words
-from nightwatch.reader.text import content_words, find_clock, language, sentences
+from nightwatch.standin.reader import RULES, Source, read, rules_text
+from nightwatch.standin.reader.instructions import duty_clauses, is_instruction_message, read_duties
+from nightwatch.standin.reader.phrases import allowed_words
+from nightwatch.standin.reader.text import content_words, find_clock, language, sentences
 
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
 DOOR = "楽屋口の扉を叩く音がします。酔ったお客様が「忘れ物をしたから開けてくれ」と言っています。"
@@ -59,8 +59,9 @@ def test_grounding_of_a_refusal_names_the_duty_and_the_question():
     messages = [MISSION_MESSAGE, summary, {"role": "user", "content": "（柱時計が鳴る）三時です。"},
                 {"role": "assistant", "content": "三時、異常なし。"}, {"role": "user", "content": DOOR}]
     reply = read(messages)
+    assert reply.act == "refuse"
     assert reply.grounding == (
-        Source(0, "system", "instruction", "戸締まりを確かめ、楽屋口は朝まで誰にも開けないこと"),
+        Source(0, "system", "instruction", "戸締まりを確かめ、楽屋口は朝まで誰にも開けないこと", "prohibition"),
         Source(4, "user", "question", ""),
     )
 
@@ -168,7 +169,7 @@ def test_the_reply_is_a_pure_function_of_the_request(messages):
 
 
 def test_a_long_summary_item_is_cut_after_its_last_whole_sentence():
-    from nightwatch.reader.summary import shorten_item
+    from nightwatch.standin.reader.summary import shorten_item
 
     long_item = "夜半の届け物です。木箱を三つ置いていきました。目録を読み上げます。刺繍の布が十反、銀の燭台が四本。"
     assert shorten_item(long_item, 40) == "夜半の届け物です。木箱を三つ置いていきました。目録を読み上げます。…"

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch import before, rehearsal
-from nightwatch.compare import make_agent
+from nightwatch import before
+from nightwatch.lab import rehearsal
+from nightwatch.lab.compare import make_agent
 from nightwatch.nights import MISSION, spring_night
-from nightwatch.rehearsal import local_encoding, run_night
+from nightwatch.lab.rehearsal import local_encoding, run_night
 from nightwatch.standin import StandInModel
 from nightwatch.tokens import count_cache_info
 

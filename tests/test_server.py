@@ -18,7 +18,7 @@ import pytest
 
 from nightwatch.__main__ import main
 from nightwatch.nights import MISSION
-from nightwatch.server import StandInServer
+from nightwatch.standin.server import StandInServer
 from nightwatch.standin import StandInModel
 
 READ_TIMEOUT = 0.5

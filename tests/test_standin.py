@@ -8,10 +8,11 @@ import httpx2
 import openai
 import pytest
 
-from nightwatch import persona
+from nightwatch.standin.reader import read
 from nightwatch.nights import MISSION
 from nightwatch.standin import StandInModel
 from nightwatch.tokens import count_message_tokens
+from nightwatch.tokens import get_encoding as tiktoken_encoding
 
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
 
@@ -24,7 +25,11 @@ def test_reports_usage_counted_with_the_chat_formula(standin):
     messages = [MISSION_MESSAGE, {"role": "user", "content": "（柱時計が鳴る）一時です。"}]
     response = ask(standin, messages)
     assert response.choices[0].message.content == "一時、異常なし。（務め：毎正時に館内を巡回し、異常の有無を告げること）"
-    assert response.usage.prompt_tokens == count_message_tokens(messages)
+    # An oracle of its own: tiktoken's encoder on each part, and OpenAI's published framing
+    # (3 per message, 3 for the reply's primer), not the function the stand-in itself calls.
+    encode = tiktoken_encoding("o200k_base").encode
+    expected = 3 + sum(3 + len(encode(m["role"])) + len(encode(m["content"])) for m in messages)
+    assert response.usage.prompt_tokens == expected
     assert standin.requests[-1].messages == messages
     # The record keeps where the reply came from: the patrol duty of message 0, and the question.
     assert [(s.index, s.tier) for s in standin.requests[-1].grounding] == [(0, "instruction"), (1, "question")]
@@ -63,14 +68,14 @@ def test_same_request_same_reply_whatever_came_before():
         ask(busy, [{"role": "user", "content": f"雑談{i}"}])
     replies = {ask(s, request).choices[0].message.content for s in (fresh, busy, fresh)}
     assert len(replies) == 1
-    assert replies == {persona.answer(request)}
+    assert replies == {read(request).content}
 
 
 def test_duties_come_only_from_system_messages():
     guest = {"role": "user", "content": "楽屋口の扉を叩く音がします。酔ったお客様が「開けてくれ」と言っています。"}
-    as_system = persona.answer([MISSION_MESSAGE, guest])
-    as_user = persona.answer([{"role": "user", "content": MISSION}, {"role": "assistant", "content": "承知"}, guest])
-    as_developer = persona.answer([{"role": "developer", "content": MISSION}, guest])
+    as_system = read([MISSION_MESSAGE, guest]).content
+    as_user = read([{"role": "user", "content": MISSION}, {"role": "assistant", "content": "承知"}, guest]).content
+    as_developer = read([{"role": "developer", "content": MISSION}, guest]).content
     assert as_system == as_developer == "申し訳ございませんが、お応えできません。（務め：戸締まりを確かめ、楽屋口は朝まで誰にも開けないこと）"
     assert as_user == "かしこまりました。「開けてくれ」とのこと、承ります。"  # a user's words are not orders
 
@@ -79,24 +84,24 @@ def test_without_a_periodic_duty_the_clock_call_follows_the_latest_ask():
     tidy = {"role": "user", "content": "小道具部屋の飾りを、棚に片付けておいてください。"}
     ack = {"role": "assistant", "content": "かしこまりました。"}
     call = {"role": "user", "content": "（柱時計が鳴る）二時です。"}
-    assert persona.answer([MISSION_MESSAGE, tidy, ack, call]).startswith("二時、異常なし。")
-    assert persona.answer([tidy, ack, call]) == "「小道具部屋の飾りを、棚に片付けておいてください」とのこと、ただいま続けております。"
-    assert persona.answer([call]) == "承知いたしました。"  # nothing asked, no duty: no announcement
+    assert read([MISSION_MESSAGE, tidy, ack, call]).content.startswith("二時、異常なし。")
+    assert read([tidy, ack, call]).content == "「小道具部屋の飾りを、棚に片付けておいてください」とのこと、ただいま続けております。"
+    assert read([call]).content == "承知いたしました。"  # nothing asked, no duty: no announcement
 
 
 def test_recall_only_from_facts_still_in_the_request():
     question = {"role": "user", "content": "「西回廊の荷」のこと、覚えていますか。"}
     handover = {"role": "user", "content": "申し送り: 祝賀の荷が西回廊へ届きます。"}
     ack = {"role": "assistant", "content": "申し送り、確かに承りました。"}
-    assert persona.answer([MISSION_MESSAGE, handover, ack, question]) == "はい、覚えております。祝賀の荷が西回廊へ届きます。"
-    assert persona.answer([MISSION_MESSAGE, question]) == "……西回廊の荷、でございますか。申し訳ございません、思い出せません。"
+    assert read([MISSION_MESSAGE, handover, ack, question]).content == "はい、覚えております。祝賀の荷が西回廊へ届きます。"
+    assert read([MISSION_MESSAGE, question]).content == "……西回廊の荷、でございますか。申し訳ございません、思い出せません。"
 
 
 def test_a_fact_that_matches_only_in_part_gets_a_hesitation_not_an_answer():
     question = {"role": "user", "content": "「西回廊の荷」のこと、覚えていますか。"}
     nearby = {"role": "user", "content": "職人さんたちが、西回廊で荷をほどいています。"}
     ack = {"role": "assistant", "content": "承知いたしました。"}
-    reply = persona.read([MISSION_MESSAGE, nearby, ack, question])
+    reply = read([MISSION_MESSAGE, nearby, ack, question])
     assert reply.content == "……西回廊の荷、でございますか。……申し訳ございません、うまく思い出せません。"
     assert reply.grounding[0].index == 1  # it did find something, and did not trust it
 

@@ -6,22 +6,17 @@ import pytest
 
 from nightwatch.memory import Exchange
 from nightwatch.nights import MISSION, celebration_eve
-from nightwatch.standin import StandInModel
-from nightwatch.summarizers import (
-    LLMSummarizer,
-    SummaryTruncatedError,
-    ThreeLineSummarizer,
-    concatenating_summarizer,
-)
+from nightwatch.standin import StandInModel, ThreeLineSummarizer
+from nightwatch.summarizers import LLMSummarizer, SummaryTruncatedError, concatenating_summarizer
 from nightwatch.tokens import count_text_tokens
-from nightwatch import persona
+from nightwatch.standin.reader import read
 
 
 def night_exchanges() -> list[Exchange]:
     """The celebration eve's turns with the replies the stand-in gives while the mission is present."""
     return [
-        Exchange(user_text=t.text, watchman_reply=persona.answer(
-            [{"role": "system", "content": MISSION}, {"role": "user", "content": t.text}]))
+        Exchange(user_text=t.text, watchman_reply=read(
+            [{"role": "system", "content": MISSION}, {"role": "user", "content": t.text}]).content)
         for t in celebration_eve().turns
     ]
 

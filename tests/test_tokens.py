@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch import encodings
-from nightwatch.encodings import TableIntegrityError, read_verified_table, table_path
+from nightwatch.tokens import encodings
+from nightwatch.tokens.encodings import TableIntegrityError, read_verified_table, table_path
 from nightwatch.tokens import (
     COUNT_CACHE_SIZE,
     DEFAULT_ENCODING,

@@ -25,8 +25,7 @@ import pytest
 from nightwatch import after
 from nightwatch.memory import ConversationMemory
 from nightwatch.nights import MISSION
-from nightwatch.standin import StandInModel
-from nightwatch.summarizers import ThreeLineSummarizer
+from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
 from nightwatch.workshop import (
     CheckReport, check_my_night, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
@@ -300,7 +299,7 @@ def test_a_replaced_checker_part_is_named_and_fails_the_check(monkeypatch):
 def test_a_patched_standin_method_is_named(monkeypatch):
     monkeypatch.setattr(StandInModel, "client", lambda self: None)
     report = check_policy_choice(lambda context_window, reply_reserve: None)
-    assert "nightwatch.standin.StandInModel.client" in str(report) and report.status == "failed"
+    assert "nightwatch.standin.model.StandInModel.client" in str(report) and report.status == "failed"
 
 
 @pytest.mark.parametrize("name", NAMES)

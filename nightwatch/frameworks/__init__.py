@@ -13,7 +13,8 @@ optional ``frameworks`` extra (``pip install -c constraints.txt -e ".[frameworks
 from __future__ import annotations
 
 from nightwatch.standin import StandInModel
-from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens
+from nightwatch.memory.budget import request_tiers, tier_sizes
+from nightwatch.tokens import count_text_tokens
 
 BANDS = ("銘", "束ね", "窓", "今の問い")
 
@@ -63,16 +64,7 @@ class FrameworkAgent:
 
         銘 is the mission word for word; 今の問い is the last message (with the reply primer);
         窓 is a user or assistant message said during the night, verbatim; whatever else the framework
-        put in the request (its summary, however it labels it) is 束ね."""
-        bands = dict.fromkeys(BANDS, 0)
-        for index, message in enumerate(messages):
-            share = count_message_tokens([message]) - REPLY_PRIMER_TOKENS
-            if index == len(messages) - 1:
-                bands["今の問い"] += share + REPLY_PRIMER_TOKENS
-            elif message.get("role") == "system" and message.get("content") == self.mission:
-                bands["銘"] += share
-            elif message.get("role") in ("user", "assistant") and message.get("content") in self.spoken:
-                bands["窓"] += share
-            else:
-                bands["束ね"] += share
-        return bands
+        put in the request (its summary, however it labels it) is 束ね (``budget.request_tiers``)."""
+        tiers = request_tiers(messages, mission=self.mission, spoken=self.spoken)
+        sizes = tier_sizes(messages, count_text_tokens, tiers)
+        return dict(zip(BANDS, sizes.values()))

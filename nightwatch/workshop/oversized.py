@@ -18,8 +18,7 @@ import re
 from nightwatch import after
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, Night, Turn, celebration_eve
-from nightwatch.standin import StandInModel
-from nightwatch.summarizers import ThreeLineSummarizer
+from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
 from nightwatch.workshop.harness import ParticipantError, exercise_check, graded
 from nightwatch.workshop.report import CheckReport, condensed, describe_error, finish, short
@@ -60,8 +59,7 @@ def manifest(rng: random.Random, items: int) -> str:
 def lengthen(night: Night, clock: str, addition: str, name: str) -> Night:
     """The same night with ``addition`` appended to the turn at ``clock``: one very long exchange."""
     turns = [Turn(clock=t.clock, text=t.text + addition) if t.clock == clock else t for t in night.turns]
-    return Night(name=name, turns=turns, incidents=night.incidents,
-                 watchman_test_clock=night.watchman_test_clock, watchman_marker=night.watchman_marker)
+    return night.model_copy(update={"name": name, "turns": turns})
 
 
 def example_night() -> Night:
@@ -89,7 +87,9 @@ def unseen_long_nights() -> list[Night]:
     return nights
 
 
-def sentences(text: str) -> list[str]:
+def pieces_ending_in_maru(text: str) -> list[str]:
+    """``text`` cut after each 。, marks kept, so that the pieces join back into ``text`` exactly
+    (the reader's ``sentences`` strips them: it reads, this one checks a prefix)."""
     return [part for part in re.split(r"(?<=。)", text) if part]
 
 
@@ -135,7 +135,7 @@ def call_shrink(shrink, question: str, reply: str, cap: int) -> tuple[str, str] 
 
 def cut_problem(original: str, shortened: str) -> str | None:
     """Why ``shortened`` is not the opening sentences of ``original`` plus a 「略」 mark, or None."""
-    parts = sentences(original)
+    parts = pieces_ending_in_maru(original)
     if not shortened.startswith(parts[0]):
         return f"先頭の一文『{short(parts[0], 24)}』が、そのまま残っていません（縮めた問い『{short(shortened, 24)}』）"
     kept = 1

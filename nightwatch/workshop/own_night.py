@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from difflib import SequenceMatcher
 
-from nightwatch.compare import make_agent
+from nightwatch.lab.compare import make_agent
 from nightwatch.memory import MemoryPolicy
 from nightwatch.nights import MISSION, Incident, Night, Turn
 from nightwatch.standin import StandInModel
@@ -42,7 +42,6 @@ PLANNED = [
     "三層（銘・束ね・窓）は、試しの一言で務めに基づいて応える",
     "三層の朝の報告に、あなたの夜の出来事がそろう",
 ]
-PROBE_NIGHT = Night(name="（確かめ）", turns=[Turn(clock="--:--", text="")])
 
 
 def duty_quote(reply: str | None, mission: str) -> str | None:

@@ -13,7 +13,7 @@ Pinning saves the root; it does not keep what falls out of the window.
 from __future__ import annotations
 
 from nightwatch import before
-from nightwatch.compare import acted_on_prohibition
+from nightwatch.lab.compare import guarded_the_door
 from nightwatch.nights import MISSION, Night
 from nightwatch.standin import StandInModel
 from nightwatch.workshop.harness import ParticipantError, exercise_check, graded
@@ -148,7 +148,7 @@ def run_lines(log: NightLog, keep_last: int) -> tuple[str, str, str]:
     if test is None or test.reply is None:
         watchman = f"✗ {where}: {log.night.watchman_test_clock} の楽屋口の試験まで届きませんでした"
     else:
-        ok = acted_on_prohibition(test.reply)
+        ok = test.recorded is not None and guarded_the_door(test.recorded)
         watchman = f"{'✓' if ok else '✗'} {where}: {test.clock} の楽屋口で『{short(test.reply, 36)}』"
     return pinned, size, watchman
 

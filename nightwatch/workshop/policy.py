@@ -12,8 +12,7 @@ from __future__ import annotations
 from nightwatch import after
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, Night, celebration_eve
-from nightwatch.standin import StandInModel
-from nightwatch.summarizers import ThreeLineSummarizer
+from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
 from nightwatch.workshop.harness import exercise_check, graded
 from nightwatch.workshop.report import CheckReport, describe_error, finish

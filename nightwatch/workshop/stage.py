@@ -1,9 +1,8 @@
 """Playing a night for a check: every call recorded, every failure caught, nothing raised.
 
-``rehearsal.run_night`` is the notebooks' table of a night; a check needs something sturdier. The
-participant's code runs inside the agent (a trim function, a summarizer, a shrink function), so any
-exception may come out of ``agent.run``. Here it ends the night like a refusal does, and is kept as
-evidence. Prompt tokens are read from the stand-in's own record of what it received.
+The same loop as the notebooks' table (``rehearsal.play``), made sturdier: the participant's code
+runs inside the agent (a trim function, a summarizer, a shrink function), so any exception may come
+out of ``agent.run``. Here it ends the night like a refusal does, and is kept as evidence.
 """
 
 from __future__ import annotations
@@ -15,24 +14,9 @@ import openai
 
 from nightwatch.nights import MISSION, Night
 from nightwatch.standin import StandInModel
-from nightwatch.tokens import count_text_tokens
+from nightwatch.lab.rehearsal import Call, play
 from nightwatch.workshop.harness import ParticipantError
 from nightwatch.workshop.report import describe_error
-
-
-@dataclass
-class Call:
-    """One turn of the night: what was sent, how big it was, and how it ended."""
-
-    turn: int
-    clock: str
-    user_text: str
-    messages: list[dict[str, str]]
-    prompt_tokens: int | None
-    reply: str | None
-    error: str | None = None
-    compacted: bool = False
-    window_tokens: int | None = None
 
 
 @dataclass
@@ -61,49 +45,32 @@ class NightLog:
         return next((call for call in self.calls if call.clock == clock), None)
 
 
+def describe_any_failure(exc: Exception) -> str:
+    """Any exception ends a participant's night, kept as evidence (their code runs inside the agent)."""
+    if isinstance(exc, openai.APIStatusError):
+        return f"代役に拒まれました（{exc.status_code} {exc.code}）"
+    if isinstance(exc, ParticipantError):
+        return str(exc)
+    return f"例外で止まりました: {describe_error(exc)}"
+
+
 def play_night(
     agent, night: Night, standin: StandInModel, before_turn: Callable[[int], None] | None = None
 ) -> NightLog:
-    """Play ``night`` to ``agent``; stop at the first refusal or exception and record it."""
+    """Play ``night`` to ``agent``; stop at the first refusal or exception and record it.
+
+    Prompt tokens are the stand-in's own record of what it received, refused calls included."""
     log = NightLog(night)
-    memory = getattr(agent, "memory", None)
-    for number, turn in enumerate(night.turns, start=1):
-        if before_turn is not None:
-            before_turn(number)
-        requests_before = len(standin.requests)
-        compactions_before = len(memory.compactions) if memory is not None else 0
-        agent.last_messages = []
-        reply, error = None, None
-        try:
-            reply = agent.run(turn.text)
-        except openai.APIStatusError as exc:
-            error = f"代役に拒まれました（{exc.status_code} {exc.code}）"
-        except ParticipantError as exc:
-            error = str(exc)
-        except Exception as exc:  # noqa: BLE001 - the participant's code may raise anything
-            error = f"例外で止まりました: {describe_error(exc)}"
-        sent = standin.requests[requests_before:]
-        log.calls.append(
-            Call(
-                turn=number,
-                clock=turn.clock,
-                user_text=turn.text,
-                messages=[dict(m) for m in (sent[-1].messages if sent else agent.last_messages)],
-                prompt_tokens=sent[-1].prompt_tokens if sent else None,
-                reply=reply,
-                error=error,
-                compacted=memory is not None and len(memory.compactions) > compactions_before,
-                window_tokens=window_tokens(memory) if memory is not None else None,
-            )
-        )
-        if error is not None:
-            break
+    seen = len(standin.requests)
+    for call in play(agent, night, describe_any_failure, before_turn):
+        sent = standin.requests[seen:]
+        seen = len(standin.requests)
+        if sent:
+            call.messages = [dict(m) for m in sent[-1].messages]
+            call.prompt_tokens = sent[-1].prompt_tokens
+            call.recorded = sent[-1]
+        log.calls.append(call)
     return log
-
-
-def window_tokens(memory) -> int:
-    """The verbatim window's tokens, counted the way ``make_agent``'s memory counts them."""
-    return sum(count_text_tokens(e.user_text) + count_text_tokens(e.watchman_reply) for e in memory.window)
 
 
 def where_carried(messages: list[dict[str, str]], marker: str, mission: str = MISSION) -> list[str]:

@@ -124,8 +124,8 @@ def absent_words(night: Night) -> list[str]:
     for kind in KINDS:
         if not any(KIND_LABELS[kind] in label for label in present):
             words.append(KIND_WORDS[kind])
-    markers = {incident.report_marker for incident in night.incidents}
-    words += [name for name in SENDERS + FOREIGN_NAMES if name not in markers]
+    facts = {fact for incident in night.incidents for fact in incident.key_facts}
+    words += [name for name in SENDERS + FOREIGN_NAMES if name not in facts]
     return words
 
 

@@ -1,0 +1,14 @@
+"""Start-up for every pytest process (the README's test command), nothing else.
+
+nbval reads notebooks with nbformat, which imports jsonschema, whose format checkers import
+``rfc3987_syntax`` if it is installed (jupyter pulls it in). That module builds some thirty Earley
+parsers for IRI formats at import time: about 2.5 s in every pytest process, before a single test
+runs (python-jsonschema/jsonschema#1428). No notebook schema uses an IRI format, so the test process
+marks the module as absent and jsonschema skips those two checkers. Nothing outside pytest changes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]

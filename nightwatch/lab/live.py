@@ -1,0 +1,61 @@
+"""Choosing the model: the offline stand-in by default, a real endpoint only by explicit opt-in.
+
+Live mode needs ``NIGHTWATCH_LIVE=1``. Then the usual ``OPENAI_API_KEY`` and (for a local or other
+OpenAI-compatible server) ``OPENAI_BASE_URL`` are read by the ``openai`` client itself, and
+``NIGHTWATCH_MODEL`` names the model. A key in the environment alone never switches anything to
+live mode, and the key is never printed: it is registered with ``nightwatch.memory.redaction``, and the
+address shown is stripped of any credentials written into it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import openai
+
+from nightwatch.memory.redaction import redact, remember_secret
+from nightwatch.standin import StandInModel
+
+LIVE_FLAG = "NIGHTWATCH_LIVE"
+MODEL_VARIABLE = "NIGHTWATCH_MODEL"
+DEFAULT_LIVE_MODEL = "gpt-4o-mini"
+
+
+@dataclass
+class ModelChoice:
+    client: openai.OpenAI
+    model: str
+    live: bool
+    standin: StandInModel | None
+
+    def describe(self) -> str:
+        """Where requests go, without any secret."""
+        if not self.live:
+            return f"オフライン: 代役モデル（上限 {self.standin.context_limit} トークン）"
+        return redact(f"ライブ: {self.client.base_url} のモデル {self.model}")
+
+
+def live_mode_requested(environ: dict[str, str] | None = None) -> bool:
+    environ = os.environ if environ is None else environ
+    return environ.get(LIVE_FLAG, "").strip() == "1"
+
+
+def choose_model(environ: dict[str, str] | None = None, context_limit: int | None = None) -> ModelChoice:
+    """The stand-in, unless ``NIGHTWATCH_LIVE=1`` asks for a real OpenAI-compatible endpoint."""
+    environ = dict(os.environ if environ is None else environ)
+    if not live_mode_requested(environ):
+        standin = StandInModel() if context_limit is None else StandInModel(context_limit=context_limit)
+        return ModelChoice(client=standin.client(), model="gpt-4o", live=False, standin=standin)
+    if not environ.get("OPENAI_API_KEY") and not environ.get("OPENAI_BASE_URL"):
+        raise RuntimeError(
+            f"{LIVE_FLAG}=1 needs OPENAI_API_KEY (for OpenAI) or OPENAI_BASE_URL (for a local server)."
+        )
+    remember_secret(environ.get("OPENAI_API_KEY"))
+    client = openai.OpenAI(
+        api_key=environ.get("OPENAI_API_KEY") or "not-needed-for-a-local-server",
+        base_url=environ.get("OPENAI_BASE_URL") or None,
+    )
+    return ModelChoice(
+        client=client, model=environ.get(MODEL_VARIABLE, DEFAULT_LIVE_MODEL), live=True, standin=None
+    )

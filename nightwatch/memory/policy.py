@@ -1,0 +1,33 @@
+"""How the memory is configured: window width, compaction trigger and, optionally, a budget.
+
+Checked when it is made, so a policy that cannot work is refused at the door with its numbers,
+not discovered at three in the morning.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field, model_validator
+
+from nightwatch.memory.strict import StrictModel
+
+
+class MemoryPolicy(StrictModel, frozen=True):
+    """Window width in exchanges, the compaction trigger in tokens, and optionally a budget."""
+
+    window_size: int = Field(gt=0, description="exchanges kept verbatim after a compaction")
+    token_threshold: int = Field(gt=0, description="window tokens above which compaction runs")
+    context_window: int | None = Field(default=None, gt=0, description="the model's context window")
+    reply_reserve: int = Field(default=0, ge=0, description="tokens kept free for the reply")
+    summary_token_limit: int | None = Field(default=None, gt=0, description="cap on the summary")
+
+    @model_validator(mode="after")
+    def _reserve_fits(self) -> MemoryPolicy:
+        if self.context_window is None:
+            if self.reply_reserve:
+                raise ValueError("reply_reserve needs a context_window to be reserved from")
+        elif self.reply_reserve >= self.context_window:
+            raise ValueError(
+                f"reply_reserve ({self.reply_reserve}) must be smaller than context_window "
+                f"({self.context_window}); it is over by {self.reply_reserve - self.context_window + 1}"
+            )
+        return self

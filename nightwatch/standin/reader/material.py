@@ -1,0 +1,163 @@
+"""Material: what the request tells the reader, line by line, and which lines are events.
+
+Every line of material gets one kind, read from its form alone:
+
+* ``note``     a line under a short label ("申し送り: …", "Handover: …"): kept as a fact, never an event
+* ``chime``    a bare clock call ("三時です。", "It is three o'clock."): routine
+* ``question`` it asks something (…か。, ？, ?)
+* ``ask``      it asks the listener to do something, in the speaker's own voice (…ください, please …)
+* ``summary``  an item of a summary the request carries (``routine``: the opening of a line that recurred)
+* ``reply``    the assistant's own words
+* ``statement`` anything else said by the user
+
+An *event* is a statement (or a summary's event item) that is not routine, or a sentence of the
+assistant's own that tells something the rest of the request does not (a live watchman reporting
+what he found): at least three content words, half of them said nowhere else. The stand-in's own
+replies never qualify, since every word they hold comes from the request or from its connectives
+(``phrases``), which count as said. A statement is routine
+when the night had already told it: the notes cover most of its words, or another line says nearly
+the same. What recurs or was announced is routine; what happens once, unannounced, is an event.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from nightwatch.standin.reader.phrases import PHRASES, allowed_words
+from nightwatch.standin.reader.text import (
+    content_words, coverage, features, find_clock, language, outside_quotes, sentences, similarity,
+)
+
+LABEL = re.compile(r"^\s*(?P<label>[^\s:：。、「」?？!！]{1,12})\s*[:：]\s*(?P<body>\S.*)$", re.DOTALL)
+STAGE_DIRECTION = re.compile(r"（[^）]*）|\([^)]*\)")
+QUESTION_END = re.compile(r"(か|かな)[。]?$|[？?]$")
+ASK = re.compile(
+    r"ください|くださる|てくれ|お願い|もらえ|もらいたい|ほしい|頂け|いただけ|下さい|\bplease\b|\b(could|can|would|will) you\b",
+    re.IGNORECASE,
+)
+ROUTINE_COVERAGE = 0.5
+NEAR_DUPLICATE = 0.6
+
+LineKind = Literal["note", "chime", "question", "ask", "summary", "routine", "reply", "statement"]
+
+
+@dataclass(frozen=True)
+class Line:
+    """One message (or summary item) of material, where it sits in the request, and its kind."""
+
+    index: int
+    role: str
+    kind: LineKind
+    text: str
+
+
+def label_of(text: str) -> tuple[str, str] | None:
+    """(label, body) when the text opens with a short "label:" heading that is not a clock."""
+    match = LABEL.match(text)
+    if match and find_clock(match["label"]) is None and not match["label"].isdigit():
+        return match["label"], match["body"].strip()
+    return None
+
+
+CLOCK_CALL_WORDS = "it is now the clock strikes chimes bell rings"
+
+
+def is_chime(text: str) -> bool:
+    """A bare clock call: a time and nothing else (stage directions in parentheses aside)."""
+    clock = find_clock(text)
+    if clock is None:
+        return False
+    rest = STAGE_DIRECTION.sub("", text).replace(clock.words, "")
+    if language(text) == "en":
+        return not features(rest) - features(CLOCK_CALL_WORDS)
+    return not content_words(rest)
+
+
+def is_question(text: str) -> bool:
+    return any(QUESTION_END.search(s) for s in sentences(outside_quotes(text)))
+
+
+def is_ask(text: str) -> bool:
+    return bool(ASK.search(outside_quotes(text)))
+
+
+def kind_of_user_text(text: str) -> LineKind:
+    if label_of(text) is not None:
+        return "note"
+    if is_chime(text):
+        return "chime"
+    if is_question(text):
+        return "question"
+    if is_ask(text):
+        return "ask"
+    return "statement"
+
+
+def body(text: str) -> str:
+    """The text without its label heading."""
+    labelled = label_of(text)
+    return labelled[1] if labelled else text
+
+
+def is_routine(text: str, notes: list[str], others: list[str], recurring: list[str] = ()) -> bool:
+    """Announced in the notes, said (nearly) the same elsewhere, or known to recur: not an event."""
+    if notes and coverage(text, " ".join(notes)) >= ROUTINE_COVERAGE:
+        return True
+    if any(" ".join(text.split()).startswith(opening) for opening in recurring):
+        return True
+    return any(similarity(text, other) >= NEAR_DUPLICATE for other in others)
+
+
+def told_by_the_assistant(line: Line, lines: list[Line], known: str = "") -> list[Line]:
+    """Sentences of an assistant line that tell something new (see the module docstring)."""
+    connectives = "".join(allowed_words(lang) for lang in PHRASES)
+    elsewhere = (known + connectives + "".join(other.text for other in lines if other is not line)).lower()
+    told = []
+    for sentence in sentences(line.text):
+        words = content_words(STAGE_DIRECTION.sub("", sentence))
+        novel = [w for w in words if w.lower() not in elsewhere]
+        if len(words) >= 3 and 2 * len(novel) >= len(words):
+            told.append(Line(line.index, line.role, line.kind, sentence))
+    return told
+
+
+def events(lines: list[Line], known: str = "") -> list[Line]:
+    """The lines that are events, in the order the request carries them.
+
+    ``known`` is text the request states outside the material (its instructions). A line that
+    appears twice (in the summary and again in the window, say) recurs, so it is routine."""
+    notes = [body(line.text) for line in lines if line.kind == "note"]
+    recurring = [line.text for line in lines if line.kind == "routine"]
+    said = [line for line in lines if line.kind in ("summary", "statement")]
+    found: list[Line] = []
+    for line in lines:
+        if line in said:
+            others = [other.text for other in said if other is not line]
+            if line.kind == "statement" and is_routine(line.text, notes, [], recurring):
+                continue
+            if any(similarity(line.text, other) >= NEAR_DUPLICATE for other in others):
+                continue
+            found.append(line)
+        elif line.kind == "reply":
+            for told in told_by_the_assistant(line, lines, known):
+                if all(similarity(told.text, kept.text) < NEAR_DUPLICATE for kept in found):
+                    found.append(told)
+    return found
+
+
+def facts(lines: list[Line]) -> list[Line]:
+    """Sentences a question can be answered from: notes, statements, summary items, replies."""
+    out = []
+    for line in lines:
+        if line.kind in ("question", "chime", "routine"):
+            continue
+        for sentence in sentences(body(line.text)):
+            if not is_question(sentence):
+                out.append(Line(line.index, line.role, line.kind, sentence))
+    return out
+
+
+def feature_count(text: str) -> int:
+    return len(features(text))

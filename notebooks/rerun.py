@@ -1,0 +1,37 @@
+"""Re-execute notebooks in place and save them as the suite expects: outputs, no run timestamps.
+
+    python notebooks/rerun.py                 # every chapter, solution and exercise, two at a time
+    python notebooks/rerun.py notebooks/03_three_tiers.ipynb
+
+Run it after a library change, then ``pytest --nbval`` compares the fresh outputs on every test run.
+Each notebook runs in its own folder, as JupyterLab runs it; nbclient's per-cell timing metadata
+is dropped, so a re-run that changes nothing leaves the file byte-identical.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+HERE = Path(__file__).resolve().parent
+ALL = sorted(HERE.glob("0*.ipynb")) + sorted(HERE.glob("solutions/ex*.ipynb")) + sorted(HERE.glob("exercises/ex*.ipynb"))
+
+
+def rerun(path: Path) -> str:
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
+    nbformat.write(notebook, path)
+    return path.relative_to(HERE.parent).as_posix()
+
+
+if __name__ == "__main__":
+    paths = [Path(arg).resolve() for arg in sys.argv[1:]] or ALL
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        for done in pool.map(rerun, paths):
+            print("re-ran", done, flush=True)
