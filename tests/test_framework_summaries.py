@@ -20,32 +20,8 @@ import pytest
 
 from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.standin.reader import read
+from nightwatch.frameworks.published_prompts import LANGCHAIN_SUMMARY_PROMPT, LANGMEM_EXISTING, LANGMEM_INITIAL
 from nightwatch.standin import StandInModel
-
-LANGCHAIN_SUMMARY_PROMPT = """Progressively summarize the lines of conversation provided, adding onto the previous summary returning a new summary.
-
-EXAMPLE
-Current summary:
-The human asks what the AI thinks of artificial intelligence. The AI thinks artificial intelligence is a force for good.
-
-New lines of conversation:
-Human: Why do you think artificial intelligence is a force for good?
-AI: Because artificial intelligence will help humans reach their full potential.
-
-New summary:
-The human asks what the AI thinks of artificial intelligence. The AI thinks artificial intelligence is a force for good because it will help humans reach their full potential.
-END OF EXAMPLE
-
-Current summary:
-{summary}
-
-New lines of conversation:
-{new_lines}
-
-New summary:"""
-
-LANGMEM_INITIAL = "Create a summary of the conversation above:"
-LANGMEM_EXISTING = "This is summary of the conversation so far: {existing_summary}\n\nExtend this summary by taking into account the new messages above:"
 
 ROUTINE = "職人さんたちが、舞台袖を出入りしています。"
 EXAMPLE_WORDS = "artificial intelligence"

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from nightwatch.standin.reader.summary import Summary, fold, pairs_to_lines
+from nightwatch.standin.reader.summary import ITEM_CHARS, Summary, fold, pairs_to_lines
 from nightwatch.summarizers import Pair
 
 
 class ThreeLineSummarizer:
     """At most three lines: handover notes, events (what happened once), and the routine as counts."""
 
-    def __init__(self, max_items: int | None = None, max_chars: int = 60) -> None:
+    def __init__(self, max_items: int | None = None, max_chars: int = ITEM_CHARS) -> None:
         if (max_items is not None and max_items <= 0) or max_chars <= 1:
             raise ValueError("max_items must be > 0 (or None: no cap) and max_chars > 1")
         self.max_items = max_items

@@ -10,14 +10,14 @@ The rule, stated once:
   Notes: / Events: / Routine:, and one of them is not the notes label; a handover sentence inside
   it may say ください and is still a record), or when none of its sentences is phrased as a duty.
   A mission that merely opens with "申し送り:" and goes on with its duties is still a mission.
-* A duty is a sentence or list item phrased as one: a numbered or bulleted item, or a sentence
-  ending in an obligation or imperative form (…こと, …ください, …せよ, …な; must, never, always,
-  do not, please, "you are to"). Sentences that only announce a list ("次の務め", "the following")
-  introduce duties but are not one.
+* Every sentence or list item of an instruction message is a duty, unless it only sets the scene
+  (who you are, where: a copula and no other verb, ``forms.is_scene``), tells what happened (a
+  statement in the past tense: a record), or only announces the list that follows (次の, 以下,
+  following, below).
 
-Duty kinds are generic notions read from the clause's own words: *periodic* (毎時, 毎正時, 一時間
-ごと, every hour, hourly, on the hour), *report* (報告, 記録, report, log), *prohibition* (a negated
-verb: …ない, …な, 禁止, never, do not, no one).
+Duty kinds come from the clause's features (``forms`` and ``words``): *periodic* (a distributive,
+毎 / ごと / おき / every / each / hourly, with a unit of time), *prohibition* (a negated or forbidden
+verb), *report* (a lemma of reporting or recording), *at_time* (a clock time, not periodic), *other*.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nightwatch.standin.reader import forms
 from nightwatch.standin.reader.phrases import PHRASES
-from nightwatch.standin.reader.text import sentences
+from nightwatch.standin.reader.text import find_clock, sentences
+from nightwatch.standin.reader.words import analyze
 
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
 SUMMARY_HEADING = re.compile(r"(要約|まとめ|束ね|summary|so far|to date)[^\n]{0,40}?[:：]", re.IGNORECASE)
@@ -40,19 +42,15 @@ NOTES_LABEL = re.compile(
     r"^\s*(?:" + "|".join(re.escape(words["notes_label"]) for words in PHRASES.values()) + r")\s*[:：]"
 )
 ENUMERATOR = re.compile(r"^\s*(?:[一二三四五六七八九十]+[、.．)）]|\d+[.)．）、]|[-*•・])\s*")
-DUTY_ENDING = re.compile(
-    r"(こと|ください|なさい|せよ|しろ|べし|るな|ぬこと|ないで|てはならない|守れ|知らせよ|[えけせてねべめれ]よ|[けせてねべめれ]る?な)[。！!]?$"
-)
-DUTY_WORDS = re.compile(r"\b(must|never|always|do not|don't|please|you are to|make sure|be sure to)\b", re.IGNORECASE)
-LIST_INTRO = re.compile(r"(次の|以下|下記|following)", re.IGNORECASE)
-PERIODIC = re.compile(r"毎時|毎正時|一時間ごと|一時間おき|正時ごと|every hour|hourly|on the hour|each hour", re.IGNORECASE)
-REPORT = re.compile(r"報告|記録|書き留|report|log\b|write (it )?down", re.IGNORECASE)
-PROHIBITION = re.compile(
-    r"(ない(こと)?|[るぬ]な|禁止|ならない|ません)[。]?$|誰にも|誰も|\b(never|do not|don't|must not|no one|nobody)\b",
-    re.IGNORECASE,
-)
+LIST_INTRO = frozenset({"次", "以下", "下記", "following", "below", "follow"})
+DISTRIBUTIVE = frozenset({"毎", "置き", "every", "each", "hourly", "once", "per"})
+TIME_UNITS = frozenset({"時", "時間", "正時", "時刻", "hour", "hourly", "o'clock", "minute", "分"})
+REPORTING = frozenset({
+    "報告", "記録", "書き留める", "書く", "記す", "日誌", "帳面", "控える", "申し送り", "申し送る", "引き継ぎ", "引き継ぐ",
+    "伝える", "知らせる", "report", "log", "record", "note", "write", "logbook", "handover", "journal", "book",
+})
 
-DutyKind = Literal["periodic", "report", "prohibition", "other"]
+DutyKind = Literal["periodic", "report", "prohibition", "at_time", "other"]
 
 
 @dataclass(frozen=True)
@@ -90,27 +88,34 @@ def _clean(line: str) -> str:
 
 
 def duty_clauses(content: str) -> list[str]:
-    """The duty clauses of one instruction text, in order."""
+    """The duty clauses of one instruction text, in order (see the module's rule)."""
     clauses: list[str] = []
     for line in content.splitlines():
         enumerated = bool(ENUMERATOR.match(line))
         for sentence in sentences(line):
-            if LIST_INTRO.search(sentence) and not enumerated:
+            clause = _clean(sentence)
+            if not clause or clause.endswith((":", "：")) or forms.is_scene(clause) or forms.tells_what_happened(clause):
                 continue
-            if enumerated or DUTY_ENDING.search(sentence.rstrip()) or DUTY_WORDS.search(sentence):
-                clause = _clean(sentence)
-                if clause:
-                    clauses.append(clause)
+            if not enumerated and LIST_INTRO & forms.lemmas(clause):
+                continue
+            if not any(w.is_content for w in analyze(clause)):
+                continue
+            clauses.append(clause)
     return clauses
 
 
 def kind_of(clause: str) -> DutyKind:
-    if PERIODIC.search(clause):
+    found = forms.lemmas(clause)
+    words = analyze(clause)
+    distributive = bool(DISTRIBUTIVE & found) or any(w.surface.startswith("毎") for w in words)
+    if distributive and (TIME_UNITS & found or "hourly" in found or any("時" in w.surface for w in words)):
         return "periodic"
-    if PROHIBITION.search(clause):
-        return "prohibition"
-    if REPORT.search(clause):
+    if REPORTING & found:
         return "report"
+    if forms.is_negated(clause):
+        return "prohibition"
+    if find_clock(clause) is not None:
+        return "at_time"
     return "other"
 
 

@@ -25,18 +25,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from nightwatch.standin.reader import forms
 from nightwatch.standin.reader.phrases import PHRASES, allowed_words
+from nightwatch.standin.reader.words import content_lemmas
 from nightwatch.standin.reader.text import (
     content_words, coverage, features, find_clock, language, outside_quotes, sentences, similarity,
 )
 
 LABEL = re.compile(r"^\s*(?P<label>[^\s:：。、「」?？!！]{1,12})\s*[:：]\s*(?P<body>\S.*)$", re.DOTALL)
 STAGE_DIRECTION = re.compile(r"（[^）]*）|\([^)]*\)")
-QUESTION_END = re.compile(r"(か|かな)[。]?$|[？?]$")
-ASK = re.compile(
-    r"ください|くださる|てくれ|お願い|もらえ|もらいたい|ほしい|頂け|いただけ|下さい|\bplease\b|\b(could|can|would|will) you\b",
-    re.IGNORECASE,
-)
 ROUTINE_COVERAGE = 0.5
 NEAR_DUPLICATE = 0.6
 
@@ -53,34 +50,57 @@ class Line:
     text: str
 
 
+HANDING_OVER = frozenset({"申し送り", "申し送る", "引き継ぎ", "引き継ぐ", "伝言", "メモ", "連絡",
+                          "handover", "note", "message", "memo", "notice", "briefing"})
+LONG_LABEL = re.compile(r"^\s*(?P<label>[^:：。「」?？!！\n]{1,60})[:：]\s*(?P<body>\S.*)$", re.DOTALL)
+
+
 def label_of(text: str) -> tuple[str, str] | None:
-    """(label, body) when the text opens with a short "label:" heading that is not a clock."""
+    """(label, body) when the text opens with a "label:" heading that is not a clock: a short one,
+    or a longer one that names a handover ("Handover from Priya on the evening shift:")."""
     match = LABEL.match(text)
     if match and find_clock(match["label"]) is None and not match["label"].isdigit():
         return match["label"], match["body"].strip()
+    long = LONG_LABEL.match(text)
+    if long and find_clock(long["label"]) is None and HANDING_OVER & content_lemmas(long["label"]):
+        return long["label"], long["body"].strip()
     return None
 
 
-CLOCK_CALL_WORDS = "it is now the clock strikes chimes bell rings"
+CLOCK_CALL = frozenset({
+    # what a bare clock call may say besides the time: the clock, its sound, the time of day
+    "時計", "鐘", "鳴る", "打つ", "告げる", "時", "時刻", "午前", "午後", "夜", "朝", "深夜", "真夜中", "正時", "丁度", "回る",
+    "clock", "strike", "chime", "bell", "ring", "toll", "hour", "hours", "o'clock", "now", "time", "exactly",
+    "am", "pm", "a.m", "p.m", "m", "sharp", "past", "half", "quarter", "midnight", "noon", "bong", "dong",
+})
 
 
 def is_chime(text: str) -> bool:
-    """A bare clock call: a time and nothing else (stage directions in parentheses aside)."""
-    clock = find_clock(text)
-    if clock is None:
+    """A clock call: its first sentence names a time and at most one other thing (the clock, the
+    bell); what follows it is narration (stage directions in parentheses aside)."""
+    said = sentences(STAGE_DIRECTION.sub("", text))
+    if not said:
         return False
-    rest = STAGE_DIRECTION.sub("", text).replace(clock.words, "")
-    if language(text) == "en":
-        return not features(rest) - features(CLOCK_CALL_WORDS)
-    return not content_words(rest)
+    clock = find_clock(said[0])
+    if clock is None or any(forms.is_request(s) or forms.is_question(s) for s in said):
+        return False
+    rest = said[0].replace(clock.words, " ")
+    extra = {lemma for lemma in content_lemmas(rest) if not lemma.isdigit()} - CLOCK_CALL
+    sounded = bool(content_lemmas(said[0]) & {"時計", "鐘", "鳴る", "clock", "bell", "strike", "chime", "toll"})
+    return len(extra) <= (2 if sounded else 1)  # "The clock in the keepers' hut strikes ten."
 
 
 def is_question(text: str) -> bool:
-    return any(QUESTION_END.search(s) for s in sentences(outside_quotes(text)))
+    return any(forms.is_question(s) for s in sentences(outside_quotes(text)))
 
 
-def is_ask(text: str) -> bool:
-    return bool(ASK.search(outside_quotes(text)))
+def is_ask(text: str, own_voice_only: bool = True) -> bool:
+    """Asks for something to be done (or claims it was allowed): directly, in the speaker's own words
+    (a request passed on in narration is something that happened), or, with ``own_voice_only``
+    False, in any voice."""
+    if own_voice_only:
+        return any(forms.is_direct_request(s) for s in sentences(outside_quotes(text)))
+    return any(forms.is_request(s) or forms.claims_permission(s) for s in sentences(text))
 
 
 def kind_of_user_text(text: str) -> LineKind:
@@ -161,3 +181,11 @@ def facts(lines: list[Line]) -> list[Line]:
 
 def feature_count(text: str) -> int:
     return len(features(text))
+
+
+def recurs(fact: Line, lines: list[Line]) -> bool:
+    """A statement said again (nearly the same) elsewhere in the request: passing routine."""
+    return fact.kind == "statement" and any(
+        other.index != fact.index and other.kind in ("statement", "summary", "routine")
+        and similarity(fact.text, other.text) >= NEAR_DUPLICATE for other in lines
+    )

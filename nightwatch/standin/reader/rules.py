@@ -12,19 +12,33 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from nightwatch.standin.reader import material, recall
+from nightwatch.standin.reader import forms, material, recall
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
 from nightwatch.standin.reader.summary import Summary, shorten_item
 from nightwatch.standin.reader.summary_request import summarize_request
-from nightwatch.standin.reader.text import features, find_clock, language, outside_quotes, quoted, sentences
+from nightwatch.standin.reader.text import find_clock, language, outside_quotes, quoted, sentences
+from nightwatch.standin.reader.words import analyze, content_lemmas
 
-REPORT_ASK = re.compile(r"報告|report", re.IGNORECASE)
-DUTY_QUESTION = re.compile(r"務め|役目|仕事|任務|\bdut(y|ies)\b|\bjob\b|\borders\b", re.IGNORECASE)
-RECALL_QUESTION = re.compile(r"覚えて|思い出|\bremember\b|\brecall\b", re.IGNORECASE)
-PROHIBITION_RELEVANCE = 0.2
-REPORT_ITEM_CHARS = 60
+REPORTING = frozenset({
+    # what a morning report is asked with: the report itself, the night's events, what happened
+    "報告", "出来事", "申し送り", "申し送る", "引き継ぎ", "引き継ぐ", "異変",
+    "report", "handover", "incident", "event", "overnight", "summary", "debrief", "rundown",
+})
+HAPPENING = frozenset({"有る", "起こる", "起きる", "happen", "occur", "go"})
+WHOLE_NIGHT = frozenset({"夜", "夜間", "夜中", "昨晩", "昨夜", "晩", "ゆうべ", "今夜", "一晩", "night", "overnight", "evening",
+                         "everything", "順番", "全部"})
+DUTY_WORDS = frozenset({
+    "務め", "役目", "仕事", "任務", "役割", "指示", "命令", "決まり", "言いつけ", "勤め", "担当", "業務", "受け持ち", "役",
+    "duty", "job", "order", "instruction", "task", "responsibility", "responsible", "role", "standing", "suppose",
+})
+DOING = frozenset({"do", "為る", "やる", "遣る"})
+TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "bring",
+                     "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
+SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
+RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot"})
+REPORT_ITEM_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -76,7 +90,7 @@ def ask_in(text: str, own_voice_only: bool = False) -> str | None:
         for speech in quoted(sentence):
             if material.is_ask(speech) and not own_voice_only:
                 return speech
-        if material.is_ask(outside_quotes(sentence)):
+        if material.is_ask(sentence, own_voice_only=own_voice_only):
             return sentence.rstrip("。.")
     return None
 
@@ -101,7 +115,7 @@ def summarize(request: Request) -> Reply | None:
 
 def report(request: Request) -> Reply | None:
     """Asked to report: list every event the material carries; quote a report duty if one is stated."""
-    if not REPORT_ASK.search(request.question) or not (material.is_ask(request.question) or material.is_question(request.question)):
+    if not asks_for_report(request):
         return None
     clock = find_clock(request.question)
     clock_words = clock.words if clock else ""
@@ -114,14 +128,61 @@ def report(request: Request) -> Reply | None:
                    event=_item(line.text)) + ("" if request.lang == "ja" else " ")
             for n, line in enumerate(found, start=1)
         )
-        text = phrase(request.lang, "report", clock=clock_words, count=number_word(request.lang, len(found)),
-                      items=items.strip())
+        text = phrase(request.lang, "report" if clock_words else "report_now", clock=clock_words,
+                      count=number_word(request.lang, len(found)), items=items.strip())
     else:
-        text = phrase(request.lang, "nothing_to_report", clock=clock_words)
+        text = phrase(request.lang, "nothing_to_report" if clock_words else "nothing_to_report_now", clock=clock_words)
     duty = next(iter(request.duties_of("report")), None)
     if duty is not None:
         return request.duty_reply(text, duty, "report", *sources)
     return Reply(text, (*sources, request.asked()), "report")
+
+
+def asks_for_report(request: Request) -> bool:
+    """An ask or question about the night as a whole, in any of its sentences: it names reporting,
+    or asks what happened with no one thing named (a recall question names one), or shares its
+    content with a report duty."""
+    report_duties = request.duties_of("report")
+    for sentence in sentences(request.question) + quoted(request.question):
+        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
+            continue
+        found = content_lemmas(sentence) | forms.lemmas(sentence)
+        if RECALL_WORDS & found or DUTY_WORDS & found:
+            continue
+        asked_about = content_lemmas(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING
+        if REPORTING & found and len(asked_about) <= 2:
+            return True
+        whole_night = (HAPPENING | WHOLE_NIGHT) & found
+        if whole_night and len(asked_about) <= 1 and (forms.is_request(sentence) or found & (
+                forms.INTERROGATIVES | {"what", "how", "anything", "何か", "everything"})):
+            return True  # "How did the night go?", "Talk me through the night."
+        if any((content_lemmas(duty.clause) & content_lemmas(sentence)) - DUTY_WORDS for duty in report_duties) \
+                and whole_night:
+            return True
+    return False
+
+
+def asks_for_duties(question: str) -> bool:
+    """Asked what its duties are: a question or ask that names duties (務め, job, responsible), or
+    asks what "you" are to do (「あなたは何をすることに…」, "what are you here to do")."""
+    for sentence in sentences(question):
+        if not (forms.is_question(sentence) or forms.is_request(sentence)):
+            continue
+        found = content_lemmas(sentence) | forms.lemmas(sentence)
+        if DUTY_WORDS & found:
+            return True
+        if RECALL_WORDS & found:
+            continue
+        if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
+            return True
+    return False
+
+
+def _you_do(sentence: str) -> bool:
+    """"you" (あなた) and, after it, the verb of doing: "what are you here to do", 「あなたは何をする」."""
+    lemmas = [w.lemma.lower() for w in analyze(sentence)]
+    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
+    return you is not None and any(lemma in DOING for lemma in lemmas[you + 1 :])
 
 
 def _item(text: str) -> str:
@@ -130,7 +191,7 @@ def _item(text: str) -> str:
 
 def duties(request: Request) -> Reply | None:
     """Asked what its duties are: quote every duty clause, or, with none, say what it was last asked."""
-    if not (material.is_question(request.question) and DUTY_QUESTION.search(request.question)):
+    if not asks_for_duties(request.question):
         return None
     if request.duties:
         items = "".join(phrase(request.lang, "quote", text=duty.clause) for duty in request.duties) \
@@ -146,12 +207,14 @@ def duties(request: Request) -> Reply | None:
 
 
 def remember(request: Request) -> Reply | None:
-    """Asked to remember (or any other question): answer from the best-matching fact; a partial match only hesitates."""
-    if not (RECALL_QUESTION.search(request.question) or material.is_question(request.question)):
+    """Asked to remember (or any other question): answer from the best-matching fact. A partial
+    match, or a match only in something that recurs all night (seen in passing, never noted), only
+    hesitates."""
+    if not (RECALL_WORDS & forms.lemmas(request.question) or material.is_question(request.question)):
         return None
     topic = recall.topic_of(request.question)
     fact, score = recall.best_fact(topic, material.facts(request.lines))
-    if fact is not None and score >= recall.CONFIDENT:
+    if fact is not None and score >= recall.CONFIDENT and not material.recurs(fact, request.lines):
         return Reply(phrase(request.lang, "recall", fact=fact.text),
                      (source(request.messages, fact.index, fact.text), request.asked()), "recall")
     if fact is not None and score >= recall.PARTIAL:
@@ -177,16 +240,55 @@ def hourly(request: Request) -> Reply | None:
     return Reply(phrase(request.lang, "acknowledge"), (request.asked(),))
 
 
+def forbidden(request: Request) -> Reply | None:
+    """Asked, in any voice, to do what a prohibition forbids (or told it was allowed): refuse, quoting it.
+
+    Checked before anything else a question might be: a polite question, a reported ask and a claim
+    of permission are all asks. Relevance is the content the ask shares with the duty (lemmas), not
+    a share of the duty's length."""
+    question = request.question
+    if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
+        return None
+    said = sentences(question) + [s for speech in quoted(question) for s in sentences(speech)]
+    asking = [s for s in said if forms.is_request(s) or forms.claims_permission(s)]
+    if not asking:
+        return None
+    asked = set(content_lemmas(question))  # the ask and the scene it is made in (at the staff gate)
+    rare = rare_lemmas(request) & set().union(*(content_lemmas(s) for s in asking))
+    for duty in request.duties_of("prohibition"):
+        if relevant(duty.clause, asked, rare):
+            return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
+    return None
+
+
+def rare_lemmas(request: Request) -> set[str]:
+    """Lemmas that few messages of the conversation use: sharing one of them with a duty says more
+    than sharing a word the whole night repeats (the idea behind inverse document frequency). Only
+    those in the asking sentence itself count, not the scene around it ("…the path is pitch dark")."""
+    said = [content_lemmas(m.get("content", "")) for m in request.messages if m.get("role") in ("user", "assistant")]
+    limit = max(2, len(said) // 8)
+    counts: dict[str, int] = {}
+    for lemmas in said:
+        for lemma in lemmas:
+            counts[lemma] = counts.get(lemma, 0) + 1
+    return {lemma for lemma, count in counts.items() if count <= limit}
+
+
+def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:
+    """The ask shares with the duty its action (a verb, or a compound of it: 貸す / 貸し出す), a
+    word the night seldom uses, or two content lemmas."""
+    shared = content_lemmas(clause) & asked
+    verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
+    kin = {verb for verb in verbs for lemma in asked if lemma[:1] == verb[:1] and not lemma[:1].isascii()
+           and len(lemma) > 1 and lemma[-1] in "うくぐすつぬぶむるえけげせてねべめれ"}
+    return len(shared) >= 2 or bool(shared & verbs) or bool(kin) or bool(shared & rare)
+
+
 def asked_to_act(request: Request) -> Reply | None:
-    """Asked to do something: refuse, quoting it, if a prohibition covers it; otherwise comply."""
+    """Asked to do something no prohibition covers: comply, quoting the ask."""
     ask = ask_in(request.question)
     if ask is None or material.kind_of_user_text(request.question) == "note":
         return None
-    asked = features(request.question)
-    for duty in request.duties_of("prohibition"):
-        clause = features(duty.clause)
-        if clause and len(clause & asked) / len(clause) >= PROHIBITION_RELEVANCE:
-            return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return Reply(phrase(request.lang, "comply", ask=ask), (request.asked(ask),), "comply")
 
 
@@ -196,13 +298,13 @@ def acknowledge(request: Request) -> Reply:
 
 
 RULES: list[Callable[[Request], Reply | None]] = [
-    summarize, report, duties, remember, hourly, asked_to_act, acknowledge,
+    summarize, forbidden, duties, report, remember, hourly, asked_to_act, acknowledge,
 ]
 
 
 def rules_text() -> str:
     """The rules in order, one line each, as a chapter prints them."""
-    return "\n".join(f"{n}. {rule.__name__}: {(rule.__doc__ or '').strip()}" for n, rule in enumerate(RULES, start=1))
+    return "\n".join(f"{n}. {rule.__name__}: {' '.join((rule.__doc__ or '').split())}" for n, rule in enumerate(RULES, start=1))
 
 
 def read(messages: Sequence[Mapping[str, str]]) -> Reply:

@@ -102,7 +102,12 @@ def shorten_item(text: str, max_chars: int) -> str:
     return (head[: end + 1] if end > 0 else head) + "…"
 
 
-def fold(previous: str, lines: list[material.Line], max_items: int | None = None, max_chars: int = 60) -> str:
+ITEM_CHARS = 100
+"""An item's length (Japanese characters; English gets more): long enough for an incident's
+second sentence, which is often where what happened is said."""
+
+
+def fold(previous: str, lines: list[material.Line], max_items: int | None = None, max_chars: int = ITEM_CHARS) -> str:
     """Fold transcript ``lines`` into the ``previous`` summary (see the module docstring)."""
     lang = language(previous + "".join(line.text for line in lines)) if (previous or lines) else "ja"
     summary = Summary.parse(previous, lang) if previous.strip() else Summary(lang)

@@ -29,6 +29,7 @@ import re
 from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import unescape
 
+from nightwatch.standin.reader import forms
 from nightwatch.standin.reader.instructions import (
     INSTRUCTION_ROLES, SUMMARY_HEADING, SUMMARY_LABEL, duty_clauses, is_instruction_message, reads_as_record,
 )
@@ -41,6 +42,14 @@ ASK_VERB = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 SUMMARY_ASK = re.compile(r"要約|まとめ直|束ね直|summar(?:i[sz]e|y)|extract .{0,60}context", re.IGNORECASE)
+SUMMARIZING = frozenset({
+    # lemmas that ask for a condensed account of a transcript
+    "要約", "纏める", "束ねる", "束ね直す", "まとめ直す", "概要", "圧縮", "申し送り", "申し送る", "引き継ぎ",
+    "summarize", "summarise", "summary", "summarization", "summarisation", "compress", "condense", "recap",
+    "digest", "handover", "snapshot", "synopsis",
+})
+CONVERSATION = frozenset({"conversation", "dialog", "dialogue", "chat", "history", "above", "transcript", "exchange",
+                          "会話", "やり取り", "遣り取り", "履歴", "対話", "記録"})
 EXAMPLE_BLOCK = re.compile(r"(?ms)^\s*(?:EXAMPLE|例)\s*$.*?^\s*END OF (?:EXAMPLE|例)\s*$|<example>.*?</example>")
 REPR_MESSAGE = re.compile(
     r"(?P<cls>HumanMessage|AIMessage|SystemMessage|ToolMessage)\(content=(?P<lit>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
@@ -48,10 +57,12 @@ REPR_MESSAGE = re.compile(
 XML_MESSAGE = re.compile(r"<message type=([\"'])(?P<role>[^\"']+)\1[^>]*>(?P<body>.*?)</message>", re.DOTALL)
 INNER_TAG = re.compile(r"</?[a-z_]+(?:\s[^>]*)?>")
 ROLE_LINE = re.compile(
-    r"(?m)(?:^|(?<=[:：] ))\"?(?P<role>Human|AI|User|Assistant|System|Tool|user|assistant|system|tool|問|答)\s*[:：] ?"
+    r"(?m)(?:^(?:\[[^\]\n]{1,20}\]\s*)?|(?<=[:：] ))\"?(?P<role>Human|AI|User|Assistant|System|Tool|HUMAN|USER|ASSISTANT|SYSTEM|TOOL"
+    r"|user|assistant|system|tool|問|答|ユーザー|ユーザ|アシスタント|システム)\s*[:：] ?"
 )
 ROLES = {"human": "user", "user": "user", "問": "user", "ai": "assistant", "assistant": "assistant", "答": "assistant",
-         "system": "summary", "tool": "user", "function": "user"}
+         "system": "summary", "tool": "user", "function": "user", "ユーザー": "user", "ユーザ": "user",
+         "アシスタント": "assistant", "システム": "summary"}
 SUMMARY_BLOCK = re.compile(r"(?m)^(?P<head>[^\n:：]{0,60}(?:summary|要約|束ね|まとめ)[^\n:：]{0,40})[:：][ \t]*(?P<body>.*?)(?=\n\s*\n|\Z)", re.IGNORECASE | re.DOTALL)
 OUTPUT_SLOT = re.compile(r"\bnew\b|新しい", re.IGNORECASE)
 PLACEHOLDER = re.compile(r"^\s*[（(][^）)]*[）)]\s*$")
@@ -60,20 +71,31 @@ PLACEHOLDER = re.compile(r"^\s*[（(][^）)]*[）)]\s*$")
 def asking_text(messages: Sequence[Mapping[str, str]]) -> str | None:
     """The text that asks for a summary, if the request asks for one (see the module docstring)."""
     last = messages[-1]["content"]
-    if _asks(last):
+    written = bool(transcript_in(_transcript_part(last)))
+    if _asks(last, of_the_conversation=not written):
         return last
-    if transcript_in(_transcript_part(last)):
+    if written:
         for message in messages[:-1]:
             if _may_instruct(message) and _asks(message["content"]):
                 return message["content"]
     return None
 
 
-def _asks(text: str) -> bool:
-    """Some sentence of ``text`` (outside carried summaries and worked examples) asks for a summary."""
+def _asks(text: str, of_the_conversation: bool = False) -> bool:
+    """Some sentence of ``text`` (outside carried summaries and worked examples) asks for a summary:
+    it has a lemma of summarizing and is not a mere question. With ``of_the_conversation`` (no
+    transcript is written out) it must also name the conversation, so that "give me the handover"
+    at dawn stays a report, not a summary of the night's requests."""
     cleaned = EXAMPLE_BLOCK.sub("", _without_summary_blocks(text)[:4000])
-    return any(SUMMARY_ASK.search(sentence) and (is_ask(sentence) or not is_question(sentence))
-               for sentence in sentences(XML_MESSAGE.sub("", cleaned)))
+    for sentence in sentences(XML_MESSAGE.sub("", cleaned)):
+        found = forms.lemmas(sentence)
+        if not (SUMMARY_ASK.search(sentence) or SUMMARIZING & found):
+            continue
+        if of_the_conversation and not CONVERSATION & found:
+            continue
+        if is_ask(sentence) or not is_question(sentence):
+            return True
+    return False
 
 
 def _transcript_part(text: str) -> str:
@@ -102,21 +124,26 @@ def _headed_summary(text: str) -> str:
     return rest.strip()
 
 
+def _is_rule(head: str) -> bool:
+    """A heading that lays down what the summary must do ("This summary must always:"), not one."""
+    return bool(forms.lemmas(head) & {"must", "should", "never", "always", "shall", "べき", "必ず"}) or forms.is_negated(head)
+
+
 def _without_summary_blocks(text: str) -> str:
     """The text without carried summaries (a heading with nothing under it is the ask itself)."""
-    return SUMMARY_BLOCK.sub(lambda m: m.group(0) if not m["body"].strip() else "", text)
+    return SUMMARY_BLOCK.sub(lambda m: m.group(0) if not m["body"].strip() or _is_rule(m["head"]) else "", text)
 
 
 def _split_previous(text: str) -> tuple[str, str]:
     """(previous summary, the text with that block removed)."""
     previous = []
     for match in SUMMARY_BLOCK.finditer(text):
-        if OUTPUT_SLOT.search(match["head"]):
+        if OUTPUT_SLOT.search(match["head"]) or _is_rule(match["head"]):
             continue
         content = match["body"].strip().strip('"')
         if content and not PLACEHOLDER.match(content) and not ROLE_LINE.match(content):
             previous.append(content)
-    return "\n".join(previous), SUMMARY_BLOCK.sub("", text)
+    return "\n".join(previous), SUMMARY_BLOCK.sub(lambda m: m.group(0) if _is_rule(m["head"]) else "", text)
 
 
 def transcript_in(text: str) -> list[tuple[str, str]]:
@@ -154,7 +181,7 @@ def _carried_summary(role: str, text: str) -> tuple[str, list[str]]:
         if headed or SUMMARY_LABEL.match(text):  # a summary in the reader's own layout: whole
             return headed or text, []
         said = sentences(text)
-        duties = [sentence for sentence in said if duty_clauses(sentence)]
+        duties = [sentence for sentence in said if duty_clauses(sentence) or forms.is_request(sentence)]
         if duties and 2 * len(duties) > len(said):
             return "", [text]
         for duty in duties:

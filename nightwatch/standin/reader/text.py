@@ -29,9 +29,20 @@ ENGLISH_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }
-CLOCK_JA = re.compile(r"(?P<n>[〇零一二三四五六七八九十]{1,3}|\d{1,2})時(?!間)(?P<half>半)?")
+NUMBER_WORD = "|".join(sorted(ENGLISH_NUMBERS, key=len, reverse=True))
+CLOCK_JA = re.compile(
+    r"(?P<ampm>午前|午後|夜の|朝の)?\s*(?P<n>[〇零一二三四五六七八九十]{1,3}|\d{1,2})時(?!間)(?:(?P<half>半)|(?P<min>[〇零一二三四五六七八九十]{1,3}|\d{1,2})分)?"
+)
+CLOCK_DIGITAL = re.compile(r"(?<![\d:])(?P<n>[01]?\d|2[0-3])[:：](?P<min>[0-5]\d)(?![\d:])")
 CLOCK_EN = re.compile(
-    r"\b(?P<n>" + "|".join(ENGLISH_NUMBERS) + r"|\d{1,2})(?::(?P<min>\d\d))?\s*o'?\s*clock\b|\b(?P<mid>midnight)\b",
+    r"\b(?:(?P<part>half|quarter)\s+(?P<rel>past|to)\s+)?(?P<n>" + NUMBER_WORD + r"|\d{1,2})"
+    r"(?::(?P<min>\d\d))?\s*(?:(?P<oclock>o'?\s*clock)|(?P<ampm>[ap]\.?\s?m\b\.?))"
+    r"|\b(?P<part2>half|quarter)\s+(?P<rel2>past|to)\s+(?P<n2>" + NUMBER_WORD + r"|\d{1,2})\b"
+    r"|\b(?P<mid>midnight)\b|\b(?P<noon>noon|midday)\b"
+    r"|\b(?:strikes|struck|chimes|chimed|tolls|it's|it is)\s+(?P<n3>" + NUMBER_WORD + r"|\d{1,2})\b"
+    r"(?!\s*(?:o'?\s*clock|[ap]\.?\s?m\b|:\d|in the))"
+    r"|\b(?P<n4>" + NUMBER_WORD + r"|\d{1,2})\s+(?:in the (?P<part_of_day>morning|evening|afternoon|night)|thirty|fifteen|forty-five)\b"
+    r"|\bhalf\s+(?P<n5>" + NUMBER_WORD + r")\b",
     re.IGNORECASE,
 )
 
@@ -117,22 +128,47 @@ def _kanji_number(text: str) -> int:
     return KANJI_DIGITS.get(text, 0)
 
 
+def _hour(word: str) -> int:
+    word = word.lower()
+    return ENGLISH_NUMBERS[word] if word in ENGLISH_NUMBERS else _kanji_number(word)
+
+
 @lru_cache(maxsize=65536)
 def find_clock(text: str) -> Clock | None:
-    """The first clock time named in ``text``, if any."""
-    ja = CLOCK_JA.search(text)
-    if ja:
-        return Clock(_kanji_number(ja["n"]) % 24, ja.group(0))
-    en = CLOCK_EN.search(text)
-    if en:
-        if en["mid"]:
-            return Clock(0, en.group(0))
-        number = en["n"].lower()
-        return Clock(ENGLISH_NUMBERS.get(number, int(number) if number.isdigit() else 0) % 24, en.group(0))
-    return None
+    """The first clock time named in ``text``, in any common form: 三時, 午前2時, 3時半, 03:00,
+    3 a.m., three o'clock, half past two, midnight. The hour is 0-23 where a.m./p.m. or 午前/午後
+    say which; otherwise as said."""
+    found = []
+    for match in CLOCK_JA.finditer(text):
+        hour = _kanji_number(match["n"])
+        if match["ampm"] == "午後" and hour < 12:
+            hour += 12
+        found.append((match.start(), Clock(hour % 24, match.group(0).strip())))
+    for match in CLOCK_DIGITAL.finditer(text):
+        found.append((match.start(), Clock(int(match["n"]) % 24, match.group(0))))
+    for match in CLOCK_EN.finditer(text):
+        if match["mid"]:
+            clock = Clock(0, match.group(0))
+        elif match["noon"]:
+            clock = Clock(12, match.group(0))
+        else:
+            number = match["n"] or match["n2"] or match["n3"] or match["n4"] or match["n5"]
+            hour = _hour(number)
+            if (match["part_of_day"] or "").lower() in ("evening", "afternoon") and hour < 12:
+                hour += 12
+            if (match["rel"] or match["rel2"] or "").lower() == "to":
+                hour -= 1
+            ampm = (match["ampm"] or "").lower().replace(".", "").replace(" ", "")
+            if ampm == "pm" and hour < 12:
+                hour += 12
+            elif ampm == "am" and hour == 12:
+                hour = 0
+            clock = Clock(hour % 24, match.group(0))
+        found.append((match.start(), clock))
+    return min(found, key=lambda pair: pair[0])[1] if found else None
 
 
-QUOTED = re.compile(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”")
+QUOTED = re.compile(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<![\w])'(.+?[.?!,])'(?![\w])")
 
 
 def quoted(text: str) -> list[str]:

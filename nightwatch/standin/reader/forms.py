@@ -1,0 +1,232 @@
+"""Forms: what a sentence does, read from parts of speech and inflection, not from phrases.
+
+* a *request*: a verb in the imperative, or a verb's て-form followed by a helper of giving or
+  wanting (くれる, くださる, もらう, いただく, ほしい), お+願う; in English an imperative opening
+  (a base-form verb before a determiner), please, a modal question to "you" (could/would/can/will
+  you), or a verb of wanting or asking with "you to" — wherever it stands, so a reported ask
+  ("the driver says he wants the gate opened") is still one;
+* a *permission claim*: 〜てもいい / 構わない / 許可, "fine / okay / allowed to", "permission";
+* a *question*: か / の with a question mark, or an English question mark or interrogative opening;
+* *negation*: an auxiliary ない / ぬ / ず, 禁止 or the prohibitive な after a dictionary form;
+  never / not / no one / nobody / n't in English;
+* a *scene* sentence: it only says who or where (a copula and no other verb).
+
+The closed lemma classes below (what counts as a helper, a verb of wanting, a time unit) are the
+only vocabulary here; none of it belongs to a story.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from nightwatch.standin.reader.words import ENGLISH_DETERMINERS, Word, analyze, language
+
+GIVING_HELPERS = frozenset({"呉れる", "下さる", "貰う", "貰える", "頂く", "頂ける", "欲しい", "呉れ"})
+PERMISSION = frozenset({"良い", "構う", "宜しい", "大丈夫", "許可", "許す"})
+NEGATORS = frozenset({"ない", "ぬ", "ず", "ん", "無い"})
+PROHIBITIVE_NOUNS = frozenset({"禁止", "厳禁", "無用"})
+EN_NEGATORS = frozenset({"not", "never", "no", "nobody", "none", "nothing", "neither", "nor"})
+EN_NEGATIVE_VERBS = frozenset({"forbid", "prohibit", "refuse", "deny", "ban", "prevent", "avoid"})
+EN_MODALS = frozenset({"could", "would", "can", "will", "might"})
+EN_WANTING = frozenset({"want", "wants", "wanted", "ask", "asks", "asked", "need", "needs", "like", "tell", "tells",
+                        "told", "request", "requests", "requested", "beg", "begs", "wish", "wishes", "insist", "insists"})
+EN_PERMISSION = frozenset({"fine", "okay", "ok", "allowed", "permission", "permitted", "authorised", "authorized",
+                           "approved", "alright", "cleared"})
+EN_INTERROGATIVES = frozenset({"what", "who", "when", "where", "why", "how", "which", "is", "are", "was", "were",
+                               "do", "does", "did", "have", "has", "can", "could", "will", "would", "should"})
+QUESTION_PARTICLES = frozenset({"か", "かな", "かしら", "っけ", "け", "の", "かい", "だい"})
+INTERROGATIVES = frozenset({"何", "誰", "何処", "どこ", "どれ", "どちら", "何方", "何時", "いつ", "如何", "どう", "どの", "どんな", "何故"})
+EN_OPENERS = frozenset({"please", "now", "then", "and", "so", "just", "kindly", "also"})
+EN_COPULAS = frozenset({"am", "is", "are", "was", "were", "be", "'re", "'s"})
+
+
+@lru_cache(maxsize=16384)
+def is_request(sentence: str) -> bool:
+    """Does the sentence ask someone to do something, in any voice (direct, polite, reported)?"""
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        for i, word in enumerate(words):
+            if word.pos in ("verb", "aux_verb") and word.form.startswith("命令形") and word.lemma not in ("為る",) \
+                    or (word.lemma == "為る" and word.form.startswith("命令形") and i > 0):
+                return True
+            if word.lemma in ("て", "で") and word.pos == "particle" and i + 1 < len(words) \
+                    and words[i + 1].lemma in GIVING_HELPERS:
+                return True
+            if word.lemma == "下さる" or (word.pos == "aux" and word.lemma == "たい"):
+                return True  # 〜をください; a wish (〜したい) voiced to the watchman or passed on
+            if word.surface in ("お", "ご", "御") and i + 2 < len(words) and words[i + 1].pos == "verb" \
+                    and words[i + 2].lemma in ("出来る", "願う", "頂く", "頂ける"):
+                return True  # お借りできませんか, お願いします
+            if word.surface == "お" and i + 1 < len(words) and words[i + 1].lemma == "願う":
+                return True
+            if word.lemma in ("頼む", "依頼"):
+                return True
+        return False
+    lowered = [w.surface.lower() for w in words]
+    if "please" in lowered or "kindly" in lowered or "let's" in lowered:
+        return True
+    for i, word in enumerate(lowered[:-1]):
+        if word in EN_MODALS and lowered[i + 1] in ("you", "we", "i", "my", "our") and is_question(sentence):
+            return True  # "Could you…?", "Could we…?", "Could my kids…?"
+        if word in EN_MODALS and lowered[i + 1] == "it" and "if" in lowered[i + 2 : i + 6]:
+            return True  # "Would it be all right if I…"
+        if word in ("want", "wants", "wanted", "need", "needs"):
+            return True  # someone wants something done or had: an ask, however it is passed on
+        if word in EN_WANTING and "to" in lowered[i + 1 : i + 5]:
+            return True
+        if word in EN_WANTING and lowered[i + 1] in ("if", "whether", "for"):
+            return True
+        if word in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
+            return True  # "wants the gate opened"
+    return any(is_english_imperative(clause) for clause in CLAUSE_BREAK.split(sentence))
+
+
+CLAUSE_BREAK = re.compile(r"[,;:—–]|\([^)]*\)")
+
+
+def is_english_imperative(sentence: str) -> bool:
+    """A clause opening with a base-form verb before its object: "Open the gate." "Never let ..."."""
+    lowered = [w.surface.lower() for w in analyze(sentence)]
+    while lowered and lowered[0] in EN_OPENERS:
+        lowered = lowered[1:]
+    if not lowered:
+        return False
+    if lowered[0] in ("never", "always", "don't", "do") and len(lowered) > 1:
+        return lowered[0] != "do" or lowered[1] in ("not", "n't")
+    words = [w for w in analyze(sentence) if w.surface.lower() not in EN_OPENERS]
+    first = words[0]
+    if first.pos != "noun" or first.surface[:1].isupper() and first is not analyze(sentence)[0]:
+        return False
+    base = first.lemma == first.surface.lower()
+    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or lowered[1] in ("to", "at", "for"))
+
+
+@lru_cache(maxsize=16384)
+def claims_permission(sentence: str) -> bool:
+    """Does the sentence say someone allowed something (〜てもいい, "it is fine to")?"""
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        for i, word in enumerate(words):
+            if word.lemma in ("許可", "許す", "了承", "承知"):
+                return True
+            if word.lemma in ("て", "で") and i + 2 < len(words) and words[i + 1].lemma == "も" \
+                    and words[i + 2].lemma in PERMISSION:
+                return True
+            if word.lemma in ("て", "で") and i + 1 < len(words) and words[i + 1].lemma == "構う":
+                return True  # 消して構わない
+        return False
+    lowered = [w.surface.lower() for w in words]
+    if any(word in EN_PERMISSION for word in lowered) or "all right" in " ".join(lowered):
+        return True
+    # "you may take them up", "told me I could come in"
+    return any(word in ("may", "can", "could") and i > 0 and lowered[i - 1] in ("you", "i", "we", "he", "she", "they")
+               and any(w in ("told", "said", "says", "tells", "has", "had") for w in lowered[:i]) or
+               (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
+
+
+@lru_cache(maxsize=16384)
+def is_question(sentence: str) -> bool:
+    """Asks something: a question mark, a question particle (か, っけ, かな), or an interrogative."""
+    stripped = sentence.strip()
+    if stripped.endswith(("?", "？")):
+        return True
+    words = analyze(stripped)
+    if language(stripped) == "ja":
+        tail = [w for w in words if w.pos != "symbol"]
+        if tail and tail[-1].pos == "particle" and tail[-1].lemma in QUESTION_PARTICLES:
+            return True
+        return any(w.lemma in INTERROGATIVES for w in words) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
+    return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES and len(words) > 2 \
+        and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")
+
+
+@lru_cache(maxsize=16384)
+def is_negated(sentence: str) -> bool:
+    """Does the sentence negate or forbid what it says (a prohibition, when it is an order)?"""
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        for i, word in enumerate(words):
+            if word.lemma in PROHIBITIVE_NOUNS:
+                return True
+            if word.pos in ("aux", "aux_adj") and word.lemma in NEGATORS and i > 0 \
+                    and words[i - 1].pos in ("verb", "aux_verb", "aux"):
+                return True
+            if word.lemma == "な" and word.pos == "particle" and i > 0 and words[i - 1].pos == "verb" \
+                    and words[i - 1].form.startswith("終止形"):
+                return True
+        return False
+    lowered = [w.surface.lower() for w in words]
+    return any(w in EN_NEGATORS or w.endswith("n't") for w in lowered) or \
+        any(w.lemma in EN_NEGATIVE_VERBS for w in words)
+
+
+@lru_cache(maxsize=16384)
+def is_scene(sentence: str) -> bool:
+    """Only who or where: a copula and no other verb ("You are X." 「あなたは…です。」)."""
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        return not any(w.pos in ("verb", "aux_verb") for w in words) and not is_negated(sentence)
+    lowered = [w.surface.lower() for w in words]
+    return len(lowered) > 1 and lowered[0] in ("you", "you're", "this", "tonight") and \
+        (lowered[1] in EN_COPULAS or lowered[0] == "you're") and not is_request(sentence) and \
+        not any(w in ("must", "should", "will", "shall", "never", "always") for w in lowered)
+
+
+def lemmas(sentence: str) -> set[str]:
+    return {w.lemma.lower() for w in analyze(sentence)}
+
+
+def words_of(sentence: str) -> tuple[Word, ...]:
+    return analyze(sentence)
+
+
+EN_PAST = frozenset({"was", "were", "had", "did", "said", "went", "came", "left", "took", "made", "got", "saw",
+                     "told", "gave", "found", "ran", "put", "brought", "kept", "heard", "rang", "fell", "broke"})
+
+
+@lru_cache(maxsize=16384)
+def tells_what_happened(sentence: str) -> bool:
+    """A statement in the past tense (「…緩んでいた。」 "The gate was left open."): a record, not an
+    order, even when it reports an ask ("was told never to open")."""
+    if is_question(sentence):
+        return False
+    words = [w for w in analyze(sentence) if w.pos != "symbol"]
+    if language(sentence) == "ja":
+        tail = [w for w in words if w.pos not in ("particle",)]
+        return bool(tail) and tail[-1].pos == "aux" and tail[-1].lemma == "た"
+    if is_english_imperative(sentence):
+        return False
+    lowered = [w.surface.lower() for w in words]
+    if any(w in ("must", "should", "will", "shall", "please", "always") for w in lowered):
+        return False
+    return any(w.surface.lower() in EN_PAST or (w.surface.lower().endswith("ed") and len(w.surface) > 4
+                                                and w.lemma != w.surface.lower()) for w in words[1:6])
+
+
+REPORTING_VERBS = frozenset({"言う", "おっしゃる", "仰る", "申す", "頼む", "話す", "伝える"})
+EN_REPORTED = frozenset({"says", "said", "asks", "asked", "wants", "wanted", "needs", "needed", "tells", "told",
+                         "requests", "requested", "insists", "wonders", "begs"})
+
+
+@lru_cache(maxsize=16384)
+def is_direct_request(sentence: str) -> bool:
+    """A request made to the listener in the speaker's own voice, not one passed on in narration
+    ("A woman asks for a wake-up call", 「開けてほしいと言っています」 are things that happened)."""
+    if not is_request(sentence):
+        return False
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        for i, word in enumerate(words):
+            if word.lemma in ("と", "って") and word.pos == "particle" and any(
+                    w.lemma in REPORTING_VERBS for w in words[i + 1 : i + 4]):
+                return False
+            if word.surface == "そう" and i > 0 and words[i - 1].pos in ("aux", "verb", "aux_adj"):
+                return False  # 〜たいそうです: hearsay
+        return True
+    lowered = [w.surface.lower() for w in words]
+    direct = "please" in lowered or "let's" in lowered or any(
+        clause_words and clause_words[0] in EN_MODALS for clause_words in
+        ([w.surface.lower() for w in analyze(c)] for c in CLAUSE_BREAK.split(sentence))) or any(
+        is_english_imperative(c) for c in CLAUSE_BREAK.split(sentence))
+    return direct and not (set(lowered[:6]) & EN_REPORTED and not is_question(sentence))

@@ -1,0 +1,189 @@
+"""Words: what the reader reads, lemma by lemma, in Japanese (MeCab + UniDic) and English (simplemma).
+
+Japanese goes through MeCab (``fugashi`` with ``unidic-lite``): each token comes back with its
+part of speech, its dictionary form (lemma) and its inflected form, so 開けて, 開けろ and 開けない
+are all the verb 開ける, and what differs (a request, an order, a negation) is read from the
+inflection and the auxiliaries that follow. English is split into words and lemmatized with
+``simplemma`` (checking → check, gauges → gauge); English parts of speech are read from a closed
+list of function words, since content words need no tag here.
+
+Numbers are one thing however written: 三, 3 and three are all the lemma "3".
+
+Why this analyzer: MeCab reads a sentence in about 0.03 ms (two orders faster than a pure-Python
+analyzer), fugashi and unidic-lite are MIT/BSD and install from wheels with no download at run time;
+the cost is the dictionary's size on disk (about 250 MB installed).
+
+The only words of its own the reader keeps are the closed classes below (function words, and the
+few lemma classes its rules name); they say nothing of any story.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import simplemma
+from fugashi import Tagger
+
+KANJI_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+ENGLISH_NUMBERS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+}
+ENGLISH_FUNCTION = frozenset(
+    "a an the and or but nor of to in on at by for with from into onto over under up down out off "
+    "about after before during until till since through across along around near past than as if "
+    "then so too very also just only even still yet again ever here there now soon "
+    "is are was were be been being am do does did done have has had having "
+    "i you he she it we they me him her us them my your his its our their mine yours this that these "
+    "those what which who whom whose when where why how all any each every some such own same other "
+    "can could will would shall should may might must not no yes please let's 's 're 've 'd 'll n't "
+    "anyone anybody anything someone somebody something everyone everybody everything nobody nothing "
+    "one's tonight because although though unless while whilst whereas".split()
+)
+ENGLISH_DETERMINERS = frozenset(
+    "the a an this that these those my your his her its our their all any each every some no "
+    "it them him her me us anyone anything everyone everything nobody nothing someone something "
+    "up down in out on off back around through".split()
+)
+JAPANESE_CONTENT_POS = {"名詞", "動詞", "形容詞", "形状詞", "代名詞"}
+GENERIC_LEMMAS = frozenset(
+    # verbs and nouns that carry grammar rather than content (する, ある, いる, なる, こと, もの, …)
+    "為る 有る 居る 成る 事 物 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
+    "make say tell let 私 僕 貴方 あなた 彼 彼女 i you he she".split()
+)
+APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
+ENGLISH_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.:]\d+)?")
+
+_tagger: Tagger | None = None
+
+
+def _tag(text: str):
+    global _tagger
+    if _tagger is None:
+        _tagger = Tagger()
+    return _tagger(text)
+
+
+@dataclass(frozen=True)
+class Word:
+    """One token: as written, its lemma, a coarse part of speech, and its inflected form (Japanese)."""
+
+    surface: str
+    lemma: str
+    pos: str  # noun, verb, adj, num, pron, aux, particle, adverb, prefix, suffix, symbol, function
+    form: str = ""
+    detail: str = ""
+
+    @property
+    def is_content(self) -> bool:
+        return self.pos in ("noun", "verb", "adj", "num") and self.lemma not in GENERIC_LEMMAS
+
+
+def number_value(text: str) -> int | None:
+    """三 → 3, 十二 → 12, 12 → 12, twelve → 12; None for anything else."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    if text in ENGLISH_NUMBERS:
+        return ENGLISH_NUMBERS[text]
+    if text and all(ch in KANJI_DIGITS or ch == "十" for ch in text):
+        if "十" in text:
+            tens, _, ones = text.partition("十")
+            return (KANJI_DIGITS.get(tens, 1) if tens else 1) * 10 + (KANJI_DIGITS.get(ones, 0) if ones else 0)
+        if len(text) == 1:
+            return KANJI_DIGITS[text]
+    return None
+
+
+JAPANESE_POS = {
+    "名詞": "noun", "代名詞": "pron", "動詞": "verb", "形容詞": "adj", "形状詞": "adj", "副詞": "adverb",
+    "助動詞": "aux", "助詞": "particle", "接頭辞": "prefix", "接尾辞": "suffix", "補助記号": "symbol",
+    "記号": "symbol", "連体詞": "function", "接続詞": "function", "感動詞": "function", "空白": "symbol",
+}
+
+
+def _japanese(text: str) -> tuple[Word, ...]:
+    words = []
+    for token in _tag(text):
+        feature = token.feature
+        pos = JAPANESE_POS.get(feature.pos1, "function")
+        lemma = feature.lemma or token.surface
+        if feature.pos2 == "数詞":
+            value = number_value(token.surface)
+            pos, lemma = "num", str(value) if value is not None else token.surface
+        elif pos == "verb" and feature.pos2 == "非自立可能":
+            pos = "aux_verb"  # て-form helpers: くれる, もらう, いる, しまう, …
+        elif pos == "adj" and feature.pos2 == "非自立可能":
+            pos = "aux_adj"  # ほしい, いい (as in 〜てもいい), ない
+        elif pos == "noun" and feature.pos2 == "普通名詞" and (feature.pos3 or "") == "サ変可能":
+            pos = "noun"  # 巡回, 報告: nouns that take する; kept as content
+        words.append(Word(token.surface, lemma.split("-")[0], pos, feature.cForm or "", feature.pos2 or ""))
+    return tuple(words)
+
+
+def _english(text: str) -> tuple[Word, ...]:
+    words = []
+    for raw in ENGLISH_WORD.findall(text.translate(APOSTROPHES)):
+        lower = raw.lower()
+        value = number_value(lower)
+        if value is not None:
+            words.append(Word(raw, str(value), "num"))
+        elif lower in ENGLISH_FUNCTION or lower.endswith("n't"):
+            words.append(Word(raw, lower, "function"))
+        else:
+            words.append(Word(raw, simplemma.lemmatize(lower, lang="en"), "noun"))  # content; tag not needed
+    return tuple(words)
+
+
+JAPANESE_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def language(text: str) -> str:
+    """'ja' when the text holds any kana or kanji, else 'en'."""
+    return "ja" if JAPANESE_CHARS.search(text) else "en"
+
+
+@lru_cache(maxsize=16384)
+def analyze(text: str) -> tuple[Word, ...]:
+    """The words of ``text``, in order (Japanese through MeCab, English through simplemma)."""
+    return _japanese(text) if language(text) == "ja" else _english(text)
+
+
+@lru_cache(maxsize=16384)
+def content_lemmas(text: str) -> frozenset[str]:
+    """The lemmas that carry what a text is about: nouns, verbs, adjectives and numbers."""
+    return frozenset(word.lemma.lower() for word in analyze(text) if word.is_content)
+
+
+def shared_content(a: str, b: str) -> frozenset[str]:
+    """The content lemmas two texts have in common."""
+    return content_lemmas(a) & content_lemmas(b)
+
+
+def lemma_coverage(query: str, text: str) -> float:
+    """Share of the query's content lemmas that ``text`` also has (0..1)."""
+    wanted = content_lemmas(query)
+    return len(wanted & content_lemmas(text)) / len(wanted) if wanted else 0.0
+
+
+@lru_cache(maxsize=16384)
+def subject_lemmas(sentence: str) -> frozenset[str]:
+    """What a Japanese sentence is about: the content lemmas of its first phrase marked by が or は
+    (「職人さんたちが…」 is about 職人). Empty when there is none, or in English."""
+    if language(sentence) != "ja":
+        return frozenset()
+    phrase: list[Word] = []
+    for word in analyze(sentence):
+        if word.pos == "particle" and word.lemma in ("が", "は"):
+            lemmas = frozenset(w.lemma.lower() for w in phrase if w.is_content)
+            if lemmas:
+                return lemmas
+            phrase = []
+        elif word.pos in ("symbol",) or (word.pos == "particle" and word.lemma not in ("の",)):
+            phrase = []
+        else:
+            phrase.append(word)
+    return frozenset()

@@ -1,0 +1,77 @@
+"""The generality benchmark runs on a tuning night and prints every row it promises.
+
+Structure only: pass rates belong to the benchmark's output, not to the test suite (the reader is
+tuned against them). Only the tuning set is read here; the held-out nights stay unseen.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def benchmark():
+    spec = importlib.util.spec_from_file_location("reader_generality", ROOT / "benchmarks" / "reader_generality.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def measured(benchmark):
+    night = benchmark.load_set("tuning")[0]
+    return benchmark.measure([night], "tuning")
+
+
+def table_rows(text: str) -> list[str]:
+    """First column of a printed table, under its rule line."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if set(line.replace(" ", "")) == {"-"})
+    return [line.split("  ")[0].strip() for line in lines[start + 1:]]
+
+
+def test_the_tuning_set_is_there_and_well_formed(benchmark):
+    nights = benchmark.load_set("tuning")
+    assert nights and all(night.set_name == "tuning" for night in nights)
+    assert {night.language for night in nights} <= set(benchmark.LANGUAGES)
+
+
+def test_every_behaviour_and_refuse_form_has_a_row(benchmark, measured):
+    rows = table_rows(benchmark.behaviour_table(measured.probes))
+    assert rows == list(benchmark.ROWS)
+    assert set(benchmark.BEHAVIOURS) <= set(rows)
+    assert {f"refuse/{form}" for form in benchmark.FORMS} <= set(rows)
+    header = benchmark.behaviour_table(measured.probes).splitlines()[0].split()
+    assert header == ["behaviour", *benchmark.LANGUAGES, "all"]
+
+
+def test_every_summary_shape_has_a_row(benchmark, measured):
+    assert table_rows(benchmark.summary_table(measured.summaries)) == list(benchmark.SHAPES)
+    assert {s.shape for s in measured.summaries} == set(benchmark.SHAPES)
+
+
+def test_the_night_goes_through_the_three_designs(benchmark, measured):
+    (lesson,) = measured.lessons
+    assert lesson.limit > 0 and lesson.before and lesson.trimmed and lesson.three_tier
+    text = benchmark.lesson_table(measured.lessons)
+    assert lesson.night in table_rows(text)
+
+
+def test_the_cost_per_call_is_measured(benchmark, measured):
+    assert len(measured.read_ms) == len(measured.nights[0].turns)
+    assert "ms mean per call" in benchmark.cost_text(measured.read_ms, measured.warm_up_ms)
+    printed = benchmark.render(measured)
+    for heading in ("Probes", "Summary requests", "Whole nights", "Cost per call"):
+        assert heading in printed
+
+
+def test_verbose_refuses_the_held_out_set(benchmark):
+    with pytest.raises(SystemExit):
+        benchmark.main(["--set", "heldout", "--verbose"])
