@@ -99,7 +99,7 @@ def is_english_imperative(sentence: str) -> bool:
     if first.pos != "noun" or first.surface[:1].isupper() and first is not analyze(sentence)[0]:
         return False
     base = first.lemma == first.surface.lower()
-    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or lowered[1] in ("to", "at", "for"))
+    return base and len(lowered) > 1 and lowered[1] in ENGLISH_DETERMINERS
 
 
 @lru_cache(maxsize=16384)

@@ -59,7 +59,7 @@ def label_of(text: str) -> tuple[str, str] | None:
     """(label, body) when the text opens with a "label:" heading that is not a clock: a short one,
     or a longer one that names a handover ("Handover from Priya on the evening shift:")."""
     match = LABEL.match(text)
-    if match and find_clock(match["label"]) is None and not match["label"].isdigit():
+    if match and find_clock(match["label"]) is None and not match["label"].isdecimal():
         return match["label"], match["body"].strip()
     long = LONG_LABEL.match(text)
     if long and find_clock(long["label"]) is None and HANDING_OVER & content_lemmas(long["label"]):
@@ -85,7 +85,7 @@ def is_chime(text: str) -> bool:
     if clock is None or any(forms.is_request(s) or forms.is_question(s) for s in said):
         return False
     rest = said[0].replace(clock.words, " ")
-    extra = {lemma for lemma in content_lemmas(rest) if not lemma.isdigit()} - CLOCK_CALL
+    extra = {lemma for lemma in content_lemmas(rest) if not lemma.isdecimal()} - CLOCK_CALL
     sounded = bool(content_lemmas(said[0]) & {"時計", "鐘", "鳴る", "clock", "bell", "strike", "chime", "toll"})
     return len(extra) <= (2 if sounded else 1)  # "The clock in the keepers' hut strikes ten."
 

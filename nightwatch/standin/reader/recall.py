@@ -12,10 +12,17 @@ from __future__ import annotations
 
 from nightwatch.standin.reader import material
 from nightwatch.standin.reader.text import quoted, similarity
-from nightwatch.standin.reader.words import content_lemmas, subject_lemmas
+from nightwatch.standin.reader.words import content_lemmas, proper_names, subject_lemmas
 
 RECALLING = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot",
                        "知る", "know", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"})
+FOCUS = frozenset({
+    # what kind of answer is wanted, not what it is about: "the *name* of the boat", 「理由」
+    "name", "number", "reason", "time", "kind", "type", "colour", "color", "place", "way", "company", "much", "many",
+    "名前", "番号", "理由", "種類", "場所", "時間", "時刻", "何時", "方", "話", "こと", "事",
+})
+WHEN_ASKED = frozenset({"night", "tonight", "evening", "morning", "last", "early", "earlier", "today",
+                        "昨夜", "昨晩", "今夜", "夜", "夕方", "朝", "先刻"})
 
 CONFIDENT = 0.6
 PARTIAL = 0.3
@@ -40,7 +47,9 @@ def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | N
 
 
 def topic_lemmas(topic: str) -> frozenset[str]:
-    return content_lemmas(topic) - RECALLING
+    """What a recall question is about: its content lemmas, less the words of remembering, of the
+    kind of answer wanted (name, reason) and of when it was (last night)."""
+    return content_lemmas(topic) - RECALLING - FOCUS - WHEN_ASKED
 
 
 def topic_coverage(topic: str, text: str) -> float:
@@ -52,4 +61,9 @@ def topic_coverage(topic: str, text: str) -> float:
         return 0.0
     share = len(wanted & content_lemmas(text)) / len(wanted)
     about = subject_lemmas(text)
-    return share / 2 if about and not about & wanted else share
+    if about and not about & wanted:
+        return share / 2
+    named = proper_names(topic) - RECALLING
+    if named and not named & content_lemmas(text):
+        return share / 2  # asked about 若林さん, the fact is about someone else
+    return share

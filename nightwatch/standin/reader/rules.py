@@ -215,12 +215,25 @@ def remember(request: Request) -> Reply | None:
     topic = recall.topic_of(request.question)
     fact, score = recall.best_fact(topic, material.facts(request.lines))
     if fact is not None and score >= recall.CONFIDENT and not material.recurs(fact, request.lines):
-        return Reply(phrase(request.lang, "recall", fact=fact.text),
+        return Reply(phrase(request.lang, "recall", fact=_told_with(request, fact)),
                      (source(request.messages, fact.index, fact.text), request.asked()), "recall")
     if fact is not None and score >= recall.PARTIAL:
         return Reply(phrase(request.lang, "hesitate", topic=topic),
                      (source(request.messages, fact.index, fact.text), request.asked()), "hesitate")
     return Reply(phrase(request.lang, "forgotten", topic=topic), (request.asked(),), "forget")
+
+
+def _told_with(request: Request, fact: material.Line) -> str:
+    """The fact with the rest of what was said with it (「…から伝言です。」 then the message itself),
+    when it was one short turn of the conversation; a summary item stays on its own."""
+    if fact.role in ("user", "assistant") and 0 <= fact.index < len(request.messages):
+        whole = " ".join(material.body(request.messages[fact.index].get("content", "")).split())
+        if fact.text in whole and len(whole) <= RECALL_CHARS:
+            return whole
+    return fact.text
+
+
+RECALL_CHARS = 160
 
 
 def hourly(request: Request) -> Reply | None:
@@ -249,16 +262,24 @@ def forbidden(request: Request) -> Reply | None:
     question = request.question
     if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
         return None
-    said = sentences(question) + [s for speech in quoted(question) for s in sentences(speech)]
-    asking = [s for s in said if forms.is_request(s) or forms.claims_permission(s)]
+    # Units of speech: each sentence said in the speaker's own voice, and each quoted speech whole
+    # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
+    units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
+    asking = [" ".join(unit) for unit in units if any(forms.is_request(s) or forms.claims_permission(s) for s in unit)]
     if not asking:
         return None
-    asked = set(content_lemmas(question))  # the ask and the scene it is made in (at the staff gate)
+    asked = set(content_lemmas(question)) | directions(question)  # the ask and the scene it is made in
     rare = rare_lemmas(request) & set().union(*(content_lemmas(s) for s in asking))
     for duty in request.duties_of("prohibition"):
         if relevant(duty.clause, asked, rare):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
+
+
+def directions(text: str) -> set[str]:
+    """The particles of an English phrasal verb (go *down*, let *in*): part of what is being done."""
+    return {w.surface.lower() for w in analyze(text) if w.surface.lower() in ("up", "down", "in", "out", "through")} \
+        if language(text) == "en" else set()
 
 
 def rare_lemmas(request: Request) -> set[str]:
@@ -277,7 +298,7 @@ def rare_lemmas(request: Request) -> set[str]:
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:
     """The ask shares with the duty its action (a verb, or a compound of it: 貸す / 貸し出す), a
     word the night seldom uses, or two content lemmas."""
-    shared = content_lemmas(clause) & asked
+    shared = (content_lemmas(clause) | directions(clause)) & asked
     verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
     kin = {verb for verb in verbs for lemma in asked if lemma[:1] == verb[:1] and not lemma[:1].isascii()
            and len(lemma) > 1 and lemma[-1] in "うくぐすつぬぶむるえけげせてねべめれ"}

@@ -120,7 +120,7 @@ class Clock:
 
 
 def _kanji_number(text: str) -> int:
-    if text.isdigit():
+    if text.isdecimal():
         return int(text)
     if "十" in text:
         tens, _, ones = text.partition("十")
