@@ -51,3 +51,38 @@ def test_import_nightwatch_does_not_import_matplotlib_or_pandas():
     code = "import sys, nightwatch; print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def readme_section(heading: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rest = readme.split(f"\n## {heading}\n", 1)[1]
+    return rest.split("\n## ", 1)[0]
+
+
+def test_every_path_in_the_readme_contents_table_exists():
+    table = readme_section("中身")
+    paths = re.findall(r"^\| `([^`]+)`", table, flags=re.MULTILINE)
+    assert len(paths) >= 10
+    missing = [path for path in paths if not (ROOT / path).exists()]
+    assert not missing, f"the README's 中身 table names paths that are not in the project: {missing}"
+    # every top-level part of the package is in the table (a re-layout cannot leave it stale again)
+    package = ROOT / "nightwatch"
+    parts = {f"nightwatch/{p.name}" + ("/" if p.is_dir() else "") for p in package.iterdir()
+             if not p.name.startswith(("_", ".")) or p.name == "__main__.py"}
+    assert parts - set(paths) == set()
+
+
+def test_the_english_section_gets_a_reader_to_chapter_one():
+    english = readme_section("In English")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in re.findall(r"```bash\n(.*?)\n```", readme, flags=re.DOTALL):
+        assert command in english  # the same two commands, word for word
+    assert "Python 3.11" in english and "python3 -m venv .venv" in english
+    assert "notebooks/01_crash.ipynb" in english and "(notebooks/README.md)" in english
+    for chapter in sorted((ROOT / "notebooks").glob("0*.ipynb")):
+        assert re.search(rf"^- {chapter.name[:2]}\b", english, flags=re.MULTILINE), f"no line for {chapter.name}"
+
+
+def test_the_workshop_guide_opens_with_an_english_summary():
+    guide = (ROOT / "notebooks" / "exercises" / "README.md").read_text(encoding="utf-8")
+    assert guide.splitlines()[2].startswith("> **In English.**")
