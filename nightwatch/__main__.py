@@ -1,7 +1,10 @@
 """``python -m nightwatch``: the celebration eve under the three designs, offline, in seconds.
 
 ``python -m nightwatch serve --port 8000`` serves the stand-in over HTTP on 127.0.0.1 instead.
-With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.lab.live``) the comparison runs against a real model.
+With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.lab.live``) the comparison runs against a real model:
+then every call carries a reply cap, and the three-tier memory, budgeted for ``--context-limit``,
+counts with a ratio learned from the server's reported ``usage.prompt_tokens``
+(``nightwatch.tokens.calibration``); the table shows that ratio.
 
 What it prints is for a terminal of 80 columns: the table has the designs as columns and the
 measures as rows, so it stays narrow however many measures live mode adds, and every width is
@@ -105,7 +108,7 @@ def _size(value) -> str:
 
 def comparison_lines(table, frames: dict, night, context_limit: int, live: bool) -> list[str]:
     """The comparison as it is printed: the designs as columns, one measure a row."""
-    from nightwatch.lab.compare import DESIGN_NAMES
+    from nightwatch.lab.compare import DESIGN_NAMES, LIVE_REPLY_CAP
 
     outcomes = {design: table.loc[DESIGN_NAMES[design]] for design in frames}
     door = {True: "夜警のまま", False: "夜警でない", None: "判定なし"}
@@ -123,11 +126,15 @@ def comparison_lines(table, frames: dict, night, context_limit: int, live: bool)
     }
     if live:
         rows["数え方の差（最大）"] = row(lambda o: _size(_number(o["count_gap"])))
+        rows["数え方の比（最大）"] = row(lambda o: "—" if _number(o["count_ratio"], float) is None
+                                          else f"{o['count_ratio']:.2f}")
     lines = [f"{night.name}（{len(night.turns)}回の呼び出し、上限 {context_limit} トークン）", ""]
     lines += render_table([SHORT_NAMES[design] for design in outcomes], rows)
     lines += ["", LEGEND]
     if live:
-        lines += wrap("数え方の差: 手元の数え（tiktoken）と、サーバが報告した usage.prompt_tokens の差。")
+        lines += wrap(f"数え方の差と比: サーバが報告した usage.prompt_tokens と手元の数え（tiktoken）の差と比。"
+                      f"三層はこの比を一呼び出しごとに学んで数え直し、上限 {context_limit} の予算を守ります。"
+                      f"どの呼び出しも返答を {LIVE_REPLY_CAP} トークンまでに制限しています。")
     for design, stop in first_errors(frames).items():
         if stop:
             lines += wrap(f"{SHORT_NAMES[design]}を止めたエラー: {stop}")
@@ -145,7 +152,7 @@ def _number(value, kind=int):
 
 
 def compare(context_limit: int) -> None:
-    from nightwatch.lab.compare import compare_designs
+    from nightwatch.lab.compare import LIVE_REPLY_CAP, compare_designs, live_policy
     from nightwatch.lab.live import choose_model
     from nightwatch.nights import celebration_eve
 
@@ -153,8 +160,10 @@ def compare(context_limit: int) -> None:
     choice = choose_model(context_limit=context_limit)
     print(choice.describe())
     if choice.live:
-        table, frames = compare_designs(night, context_limit, client_factory=lambda: choice.client,
-                                        model=choice.model)
+        # every call capped; the three tiers budgeted for the server's window, counting as it counts
+        table, frames = compare_designs(night, context_limit, live_policy(context_limit, LIVE_REPLY_CAP),
+                                        client_factory=lambda: choice.client, model=choice.model,
+                                        reply_cap=LIVE_REPLY_CAP, calibrate=True)
     else:
         table, frames = compare_designs(night, context_limit)
     print("\n".join(comparison_lines(table, frames, night, context_limit, choice.live)))
