@@ -225,7 +225,8 @@ class JapaneseArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: エラー: {in_japanese(message)}\n")
+        said = f"{self.prog}: エラー: {in_japanese(message)}"
+        self.exit(2, "\n".join(line for part in said.splitlines() for line in wrap(part)) + "\n")
 
 
 def token_count(text: str) -> int:
@@ -289,8 +290,7 @@ def forgotten_subcommand(argv: list[str], parser, serve_parser) -> str | None:
                 if option in action.option_strings or any(name.startswith(option) for name in action.option_strings
                                                           if len(option) > 2):
                     suggested = " ".join(["python -m nightwatch", "serve", *argv])
-                    return (f"{option} は serve サブコマンドの指定です。代役を公開するなら serve を付けて"
-                            f"ください: {suggested}")
+                    return f"{option} は serve サブコマンドの指定です。代役を公開するなら:\n    {suggested}"
     return None
 
 

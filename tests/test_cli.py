@@ -97,8 +97,9 @@ def test_a_forgotten_serve_is_named_with_the_command_to_type(capsys, argv):
     assert stopped.value.code == 2
     error = capsys.readouterr().err
     assert "--port は serve サブコマンドの指定です" in error
-    assert "python -m nightwatch serve " + " ".join(argv) in error
+    assert "\n    python -m nightwatch serve " + " ".join(argv) + "\n" in error  # on a line of its own, to copy
     assert "invalid choice" not in error
+    assert max(display_width(line) for line in error.splitlines()) <= TERMINAL_WIDTH
 
 
 @pytest.mark.parametrize(("argv", "says"), [
@@ -114,5 +115,6 @@ def test_argparse_errors_are_japanese_and_name_the_option_as_typed(capsys, argv,
         main(argv)
     assert stopped.value.code == 2
     error = capsys.readouterr().err
-    assert says in error
+    assert unwrapped(says) in unwrapped(error)
     assert error.startswith("使い方: ") and "error:" not in error and "usage:" not in error
+    assert max(display_width(line) for line in error.splitlines()) <= TERMINAL_WIDTH
