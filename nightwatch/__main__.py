@@ -285,10 +285,9 @@ def forgotten_subcommand(argv: list[str], parser, serve_parser) -> str | None:
     own = {option for action in parser._actions for option in action.option_strings}
     for arg in argv:
         option = arg.split("=", 1)[0]
-        if option.startswith("--") and option not in own:
+        if option.startswith("--") and len(option) > 2 and not any(name.startswith(option) for name in own):
             for action in serve_parser._actions:
-                if option in action.option_strings or any(name.startswith(option) for name in action.option_strings
-                                                          if len(option) > 2):
+                if any(name.startswith(option) for name in action.option_strings):  # argparse takes prefixes
                     suggested = " ".join(["python -m nightwatch", "serve", *argv])
                     return f"{option} は serve サブコマンドの指定です。代役を公開するなら:\n    {suggested}"
     return None

@@ -102,6 +102,13 @@ def test_a_forgotten_serve_is_named_with_the_command_to_type(capsys, argv):
     assert max(display_width(line) for line in error.splitlines()) <= TERMINAL_WIDTH
 
 
+def test_an_abbreviated_option_of_the_comparison_is_not_taken_for_a_forgotten_serve():
+    from nightwatch.__main__ import build_parser, forgotten_subcommand
+
+    assert forgotten_subcommand(["--context", "4096"], *build_parser()) is None
+    assert forgotten_subcommand(["--po", "8000"], *build_parser()) is not None
+
+
 @pytest.mark.parametrize(("argv", "says"), [
     (["8000"], "「8000」というサブコマンドはありません（使えるのは serve）"),
     (["--context-limit", "abc"], "--context-limit: トークン数は正の整数で指定してください（「abc」が指定されました）"),
