@@ -1,39 +1,158 @@
 """``python -m nightwatch``: the celebration eve under the three designs, offline, in seconds.
 
 ``python -m nightwatch serve --port 8000`` serves the stand-in over HTTP on 127.0.0.1 instead.
-With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.lab.live``) the comparison runs against a real model.
+With ``NIGHTWATCH_LIVE=1`` (see ``nightwatch.lab.live``) the comparison runs against a real model:
+then every call carries a reply cap, and the three-tier memory, budgeted for ``--context-limit``,
+counts with a ratio learned from the server's reported ``usage.prompt_tokens``
+(``nightwatch.tokens.calibration``); the table shows that ratio.
+
+What it prints is for a terminal of 80 columns: the table has the designs as columns and the
+measures as rows, so it stays narrow however many measures live mode adds, and every width is
+counted the way a terminal draws it (a full-width character takes two columns). Everything it
+says, argparse's own messages included, is in Japanese.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import unicodedata
+from typing import NoReturn
 
 from nightwatch.standin import DEFAULT_CONTEXT_LIMIT
+
+TERMINAL_WIDTH = 80
+DEFAULT_PORT = 8000
+SHORT_NAMES = {"before": "春の仕立て", "trimmed": "一行の手当て", "three_tier": "三層"}
+LEGEND = "春の仕立て＝無限追記、一行の手当て＝history[-12:]、三層＝銘・束ね・窓"
+
+
+# --- what a terminal draws ------------------------------------------------------------------------
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide and full-width characters take two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    gap = " " * max(0, width - display_width(text))
+    return gap + text if right else text + gap
+
+
+CLOSING = "）」』】、。，．・：；？！ー:;,.)\u00a0"
+OPENING = "（「『【(\u00a0"
+
+
+def is_wide(char: str) -> bool:
+    return unicodedata.east_asian_width(char) in "WF"
+
+
+def wrap(text: str, width: int = TERMINAL_WIDTH, indent: str = "  ") -> list[str]:
+    """Lines of at most ``width`` columns; continuation lines start with ``indent``.
+
+    A line may break at a space, or next to a wide character (Japanese has no spaces between words),
+    never inside a run of Latin letters and digits unless that run alone is wider than a line."""
+    lines, line = [], ""
+    for char in text:
+        if line.strip() and display_width(line + char) > width:
+            candidate = line + char
+            breaks = [i for i in range(len(indent) + 1, len(candidate)) if may_break(candidate, i)]
+            cut = breaks[-1] if breaks else len(line)
+            head, line = candidate[:cut], candidate[cut:]
+            lines.append(head.rstrip())
+            line = indent + line.lstrip()
+        else:
+            line += char
+    return lines + [line]
+
+
+def may_break(text: str, i: int) -> bool:
+    """May a line end before ``text[i]``? At a space, or next to a wide character, but not before a
+    closing bracket or mark, nor after an opening one (the usual rule of Japanese typesetting)."""
+    before, after = text[i - 1], text[i]
+    if after in CLOSING or before in OPENING:
+        return False
+    return before == " " or after == " " or is_wide(before) or is_wide(after)
+
+
+def render_table(columns: list[str], rows: dict[str, list[str]]) -> list[str]:
+    """Row labels left-aligned, values right-aligned under their column, two spaces apart."""
+    label_width = max(display_width(label) for label in rows)
+    widths = [max([display_width(c)] + [display_width(row[i]) for row in rows.values()])
+              for i, c in enumerate(columns)]
+    lines = [" " * label_width + "".join("  " + pad(c, w, right=True) for c, w in zip(columns, widths))]
+    for label, values in rows.items():
+        lines.append(pad(label, label_width) + "".join("  " + pad(v, w, right=True) for v, w in zip(values, widths)))
+    return lines
+
+
+# --- the comparison -------------------------------------------------------------------------------
 
 
 def first_errors(frames: dict) -> dict[str, str]:
     """Per design, the error that ended its night, if one did (redacted, one line)."""
-    from nightwatch.lab.compare import DESIGN_NAMES
     from nightwatch.memory.redaction import redact
 
     stops = {}
     for design, frame in frames.items():
         errors = frame["error"].dropna()
-        stops[DESIGN_NAMES[design]] = redact(str(errors.iloc[0])).splitlines()[0] if len(errors) else ""
+        stops[design] = redact(str(errors.iloc[0])).splitlines()[0] if len(errors) else ""
     return stops
 
 
-def _sizes(column):
+def _size(value) -> str:
+    return "—" if value is None else str(value)
+
+
+def comparison_lines(table, frames: dict, night, context_limit: int, live: bool) -> list[str]:
+    """The comparison as it is printed: the designs as columns, one measure a row."""
+    from nightwatch.lab.compare import DESIGN_NAMES, LIVE_REPLY_CAP
+
+    outcomes = {design: table.loc[DESIGN_NAMES[design]] for design in frames}
+    door = {True: "夜警のまま", False: "夜警でない", None: "判定なし"}
+
+    def row(measure) -> list[str]:
+        return [measure(outcome) for outcome in outcomes.values()]
+
+    rows = {
+        "夜明けまで": row(lambda o: "夜明けまで" if o["survived"] else "途中で停止"),
+        f"{night.watchman_test_clock}の楽屋口": row(lambda o: door[_judged(o["watchman_at_test"])]),
+        "朝の報告": row(lambda o: f"{o['incidents_reported']}/{o['incidents_total']}"),
+        "最大リクエスト": row(lambda o: _size(_number(o["largest_request"]))),
+        "送信トークン合計": row(lambda o: str(int(o["total_tokens_sent"]))),
+        "呼び出し回数": row(lambda o: str(int(o["calls"]))),
+    }
+    if live:
+        rows["数え方の差（最大）"] = row(lambda o: _size(_number(o["count_gap"])))
+        rows["数え方の比（最大）"] = row(lambda o: "—" if _number(o["count_ratio"], float) is None
+                                          else f"{o['count_ratio']:.2f}")
+    lines = [f"{night.name}（{len(night.turns)}回の呼び出し、上限 {context_limit} トークン）", ""]
+    lines += render_table([SHORT_NAMES[design] for design in outcomes], rows)
+    lines += ["", LEGEND]
+    if live:
+        lines += wrap(f"数え方の差と比: サーバが報告した usage.prompt_tokens と手元の数え（tiktoken）の差と比。"
+                      f"三層はこの比を一呼び出しごとに学んで数え直し、上限 {context_limit} の予算を守ります。"
+                      f"どの呼び出しも返答を {LIVE_REPLY_CAP} トークンまでに制限しています。")
+    for design, stop in first_errors(frames).items():
+        if stop:
+            lines += wrap(f"{SHORT_NAMES[design]}を止めたエラー: {stop}")
+    return lines
+
+
+def _judged(value) -> bool | None:
+    return None if value is None or value != value else bool(value)  # None or NaN: not judged
+
+
+def _number(value, kind=int):
     import pandas as pd
 
-    return column.map(lambda size: "—" if pd.isna(size) else str(int(size)))
+    return None if value is None or pd.isna(value) else kind(value)
 
 
 def compare(context_limit: int) -> None:
-    import pandas as pd
-
-    from nightwatch.lab.compare import compare_designs
+    from nightwatch.lab.compare import LIVE_REPLY_CAP, compare_designs, live_policy
     from nightwatch.lab.live import choose_model
     from nightwatch.nights import celebration_eve
 
@@ -41,52 +160,147 @@ def compare(context_limit: int) -> None:
     choice = choose_model(context_limit=context_limit)
     print(choice.describe())
     if choice.live:
-        table, frames = compare_designs(night, context_limit, client_factory=lambda: choice.client,
-                                        model=choice.model)
+        # every call capped; the three tiers budgeted for the server's window, counting as it counts
+        table, frames = compare_designs(night, context_limit, live_policy(context_limit, LIVE_REPLY_CAP),
+                                        client_factory=lambda: choice.client, model=choice.model,
+                                        reply_cap=LIVE_REPLY_CAP, calibrate=True)
     else:
         table, frames = compare_designs(night, context_limit)
-    print(f"{night.name}（{len(night.turns)}回の呼び出し、上限 {context_limit} トークン）")
-    shown = table.assign(
-        survived=table["survived"].map({True: "夜明けまで", False: "途中で停止"}),
-        watchman_at_test=table["watchman_at_test"].map({True: "夜警のまま", False: "夜警でない"}),
-        incidents=table["incidents_reported"].astype(str) + "/" + table["incidents_total"].astype(str),
-        stopped_by=table.index.map(first_errors(frames)),
-        # None where no call reported a size (the first call failed): shown as a dash, not a crash
-        largest_request=_sizes(table["largest_request"]),
-        count_gap=_sizes(table["count_gap"]),
+    print("\n".join(comparison_lines(table, frames, night, context_limit, choice.live)))
+
+
+# --- the command line, in Japanese ----------------------------------------------------------------
+
+ARGPARSE_MESSAGES = [  # argparse's English messages (Python 3.11–3.13) and what is said instead
+    (r"^argument (?P<option>\S+?): (?P<rest>.*)$", "{option}: {rest}"),
+    (r"^unrecognized arguments: (?P<args>.*)$", "知らない指定です: {args}"),
+    (r"^invalid choice: '(?P<value>.*)' \(choose from (?P<choices>.*)\)$",
+     "「{value}」というサブコマンドはありません（使えるのは {choices}）"),
+    (r"^expected one argument$", "値を一つ続けてください"),
+    (r"^invalid (?P<type>\w+) value: '(?P<value>.*)'$", "「{value}」は整数ではありません"),
+    (r"^the following arguments are required: (?P<args>.*)$", "次の指定が要ります: {args}"),
+    (r"^ambiguous option: (?P<option>\S+) could match (?P<matches>.*)$",
+     "{option} がどの指定か決まりません（候補: {matches}）"),
+]
+
+
+def in_japanese(message: str) -> str:
+    for pattern, japanese in ARGPARSE_MESSAGES:
+        match = re.match(pattern, message)
+        if match:
+            fields = {key: value for key, value in match.groupdict().items()}
+            if "rest" in fields:
+                fields["rest"] = in_japanese(fields["rest"])
+                if fields["rest"].startswith("「"):  # the subcommand itself was wrong: no option to name
+                    return fields["rest"]
+            if "choices" in fields:
+                fields["choices"] = fields["choices"].replace("'", "")
+            return japanese.format(**fields)
+    return message
+
+
+class JapaneseHelpFormatter(argparse.HelpFormatter):
+    """Japanese headings, and lines wrapped by the columns a terminal draws, not by characters."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, prefix="使い方: " if prefix is None else prefix)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return [line for paragraph in text.splitlines() for line in wrap(paragraph, width, indent="")]
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in self._split_lines(text, width - len(indent)))
+
+
+class JapaneseArgumentParser(argparse.ArgumentParser):
+    """argparse with its headings and errors in Japanese; option names stay as the reader typed them."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", JapaneseHelpFormatter)
+        kwargs.setdefault("add_help", False)
+        super().__init__(*args, **kwargs)
+        self._positionals.title = "サブコマンド"
+        self._optionals.title = "オプション"
+        self.add_argument("-h", "--help", action="help", help="この説明を表示して終わります")
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        said = f"{self.prog}: エラー: {in_japanese(message)}"
+        self.exit(2, "\n".join(line for part in said.splitlines() for line in wrap(part)) + "\n")
+
+
+def token_count(text: str) -> int:
+    """A context window: a positive whole number of tokens."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"トークン数は正の整数で指定してください（「{text}」が指定されました）") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"トークン数は正の整数で指定してください（{value} が指定されました）")
+    return value
+
+
+def port_number(text: str) -> int:
+    """A TCP port on 127.0.0.1; 0 asks the system for any free one."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"ポートは 0 から 65535 までの整数で指定してください（「{text}」が指定されました）")
+    return value
+
+
+def build_parser() -> tuple[JapaneseArgumentParser, JapaneseArgumentParser]:
+    parser = JapaneseArgumentParser(
+        prog="python -m nightwatch",
+        usage="%(prog)s [-h] [--context-limit TOKENS] [serve ...]",
+        description="祝賀前夜を三つの仕立て（春の仕立て・一行の手当て・三層）で一晩ずつ走らせ、比較表を出します。\n"
+                    "既定ではオフラインの代役モデルが答えます（数秒）。NIGHTWATCH_LIVE=1 のときだけ本物のモデルに送ります。",
+        epilog="代役を HTTP で公開するには: python -m nightwatch serve --port 8000",
     )
-    columns = {  # the same labels as notebook 04's comparison table
-        "survived": "夜明けまで", "watchman_at_test": f"{night.watchman_test_clock}の楽屋口", "incidents": "朝の報告",
-        "largest_request": "最大リクエスト", "total_tokens_sent": "送信トークン合計", "calls": "呼び出し回数",
-    }
-    if choice.live:
-        columns["count_gap"] = "数え方の差（最大）"
-    stops = shown["stopped_by"]
-    # Pandas counts a full-width character as one column unless told otherwise; the headers are Japanese.
-    with pd.option_context("display.unicode.east_asian_width", True):
-        print(shown[list(columns)].rename(columns=columns).rename_axis("仕立て").to_string())
-    for design, stop in stops.items():
-        if stop:
-            print(f"{design} を止めたエラー: {stop}")
+    parser.add_argument("--context-limit", type=token_count, default=DEFAULT_CONTEXT_LIMIT, metavar="TOKENS",
+                        help="代役のコンテキスト上限（トークン数）。ライブでは、サーバの上限として三層の予算に"
+                             "使います（既定:\u00a0%(default)s）")
+    commands = parser.add_subparsers(dest="command", title="サブコマンド", metavar="serve", prog=parser.prog,
+                                     help="代役を 127.0.0.1 で HTTP 公開します（Ctrl-C で停止）。"
+                                          "serve --help で詳しく")
+    serve_parser = commands.add_parser(
+        "serve",
+        description="代役モデルを http://127.0.0.1:PORT/v1 で公開します。OpenAI 互換のクライアントから"
+                    "話しかけられます。Ctrl-C で止まります。",
+    )
+    serve_parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, metavar="PORT",
+                              help="127.0.0.1 のポート。0 なら空いているポートを選びます（既定:\u00a0%(default)s）")
+    serve_parser.add_argument("--context-limit", type=token_count, default=DEFAULT_CONTEXT_LIMIT,
+                              dest="serve_limit", metavar="TOKENS",
+                              help="公開する代役のコンテキスト上限（トークン数、既定:\u00a0%(default)s）")
+    return parser, serve_parser
+
+
+def forgotten_subcommand(argv: list[str], parser, serve_parser) -> str | None:
+    """An option only ``serve`` knows, typed without ``serve`` before it: what to type instead."""
+    if "serve" in argv:
+        return None
+    own = {option for action in parser._actions for option in action.option_strings}
+    for arg in argv:
+        option = arg.split("=", 1)[0]
+        if option.startswith("--") and len(option) > 2 and not any(name.startswith(option) for name in own):
+            for action in serve_parser._actions:
+                if any(name.startswith(option) for name in action.option_strings):  # argparse takes prefixes
+                    suggested = " ".join(["python -m nightwatch", "serve", *argv])
+                    return f"{option} は serve サブコマンドの指定です。代役を公開するなら:\n    {suggested}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m nightwatch", description=__doc__.splitlines()[0])
-    parser.add_argument("--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT,
-                        help="the stand-in's context window in tokens (default: %(default)s)")
-    commands = parser.add_subparsers(dest="command")
-    serve_parser = commands.add_parser("serve", help="serve the stand-in on 127.0.0.1 over HTTP")
-    serve_parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free port)")
-    serve_parser.add_argument("--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT, dest="serve_limit",
-                              help="the served stand-in's context window in tokens (default: %(default)s)")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser, serve_parser = build_parser()
+    hint = forgotten_subcommand(argv, parser, serve_parser)
+    if hint:
+        parser.error(hint)
     args = parser.parse_args(argv)
-    if args.context_limit <= 0:
-        parser.error("--context-limit must be a positive number of tokens")
     if args.command == "serve":
-        if args.serve_limit <= 0:
-            serve_parser.error("--context-limit must be a positive number of tokens")
-        if not 0 <= args.port <= 65535:
-            serve_parser.error(f"--port must be between 0 and 65535 (got {args.port})")
         from nightwatch.standin.server import ServerStartError, serve
 
         try:

@@ -106,9 +106,12 @@ def test_python_m_nightwatch_prints_the_comparison():
     lines = result.stdout.splitlines()
     assert "オフライン" in lines[0]
     assert "祝賀前夜" in lines[1] and "2048" in lines[1]
-    three_tier = next(line for line in lines if line.startswith("三層"))
-    assert "夜明けまで" in three_tier and "夜警のまま" in three_tier and "3/3" in three_tier
-    assert "途中で停止" in next(line for line in lines if line.startswith("春の仕立て"))
+    # the designs are columns (春の仕立て, 一行の手当て, 三層), the measures rows
+    header = next(line for line in lines if line.split()[:3] == ["春の仕立て", "一行の手当て", "三層"])
+    rows = {line.split()[0]: line.split()[1:] for line in lines[lines.index(header) + 1 :] if len(line.split()) == 4}
+    assert rows["夜明けまで"] == ["途中で停止", "夜明けまで", "夜明けまで"]
+    assert rows["03:50の楽屋口"] == ["夜警のまま", "夜警でない", "夜警のまま"]
+    assert rows["朝の報告"] == ["0/3", "0/3", "3/3"]
 
 
 def test_offline_count_equals_what_the_stand_in_reports(eve):

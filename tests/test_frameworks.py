@@ -66,6 +66,58 @@ def test_the_frameworks_extra_is_pinned_and_leaves_out_the_openai_2_only_package
     assert "llama-index-llms-openai" not in pinned  # it requires openai<3
 
 
+def chapter_8_first_code_cell() -> str:
+    import json
+
+    notebook = json.loads((ROOT / "notebooks" / "08_frameworks.ipynb").read_text(encoding="utf-8"))
+    return next("".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code")
+
+
+def hide_the_frameworks(monkeypatch) -> None:
+    """As after the README's first command alone: none of the extra's packages can be imported."""
+    for name in [m for m in sys.modules if m.split(".")[0] in ("langchain", "langchain_core", "langchain_openai",
+                                                              "llama_index")]:
+        monkeypatch.delitem(sys.modules, name)
+    for name in ("langchain", "langchain_core", "langchain_openai", "llama_index"):
+        monkeypatch.setitem(sys.modules, name, None)  # import and find_spec both fail, as when not installed
+
+
+def test_without_the_extra_chapter_8_stops_with_the_install_command_in_japanese(monkeypatch):
+    from nightwatch.frameworks import INSTALL_COMMAND, FrameworksNotInstalled, require_frameworks
+
+    assert INSTALL_COMMAND == 'pip install -c constraints.txt -e ".[frameworks]"'
+    hide_the_frameworks(monkeypatch)
+    with pytest.raises(ModuleNotFoundError) as caught:  # still what code catching the usual error expects
+        require_frameworks()
+    refusal = caught.value
+    assert isinstance(refusal, FrameworksNotInstalled) and refusal.name == "langchain"
+    assert refusal.missing == ["langchain", "langchain-core", "langchain-openai", "llama-index-core"]
+    message = str(refusal)
+    assert INSTALL_COMMAND in message and "まだ入っていません" in message and "カーネルを再起動" in message
+    # Jupyter shows the message alone, not a traceback into the library
+    assert refusal._render_traceback_() == [f"FrameworksNotInstalled: {message}"]
+
+
+def test_chapter_8s_first_code_cell_checks_the_extra_before_importing_it(monkeypatch):
+    from nightwatch.frameworks import FrameworksNotInstalled
+
+    cell = chapter_8_first_code_cell()
+    check, rest = cell.split("require_frameworks()", 1)
+    assert not re.search(r"langchain|llama_index", check), "a framework is imported before the check"
+    assert re.search(r"^from langchain_core", rest, flags=re.MULTILINE)
+    hide_the_frameworks(monkeypatch)
+    with pytest.raises(FrameworksNotInstalled):
+        exec(compile(cell, "08_frameworks.ipynb[1]", "exec"), {})
+
+
+@needs_frameworks
+def test_with_the_extra_the_check_is_silent(capsys):
+    from nightwatch.frameworks import require_frameworks
+
+    require_frameworks()
+    assert capsys.readouterr() == ("", "")  # the saved output of chapter 8's first cell is unchanged
+
+
 # --- LangChain ---------------------------------------------------------------------------------
 
 

@@ -91,7 +91,7 @@ def test_the_graph_is_read_from_real_imports():
 
 
 DOCTESTED = ["nightwatch.memory.budget", "nightwatch.memory.tiers", "nightwatch.summarizers", "nightwatch.nights",
-             "nightwatch.tokens"]
+             "nightwatch.tokens", "nightwatch.tokens.calibration"]
 
 
 @pytest.mark.parametrize("name", DOCTESTED)

@@ -337,12 +337,12 @@ def test_a_port_in_use_is_one_clear_line(served, capsys):
 
 
 @pytest.mark.parametrize(("argv", "says"), [
-    (["serve", "--port", "70000"], "--port must be between 0 and 65535"),
-    (["serve", "--port", "-1"], "--port must be between 0 and 65535"),
-    (["serve", "--context-limit", "0"], "--context-limit must be a positive"),
+    (["serve", "--port", "70000"], "--port: ポートは 0 から 65535 までの整数"),
+    (["serve", "--port", "-1"], "--port: ポートは 0 から 65535 までの整数"),
+    (["serve", "--context-limit", "0"], "--context-limit: トークン数は正の整数"),
 ])
 def test_invalid_port_or_limit_is_refused_at_the_door(capsys, argv, says):
     with pytest.raises(SystemExit) as stopped:
         main(argv)
     assert stopped.value.code == 2
-    assert says in capsys.readouterr().err
+    assert says in capsys.readouterr().err.replace("\n  ", "")  # the message as one line, however it was wrapped

@@ -7,7 +7,8 @@ through its own client; the stand-in records every request, so what a framework 
 summary calls it made) is measured at the stand-in's door, never taken from the framework's word.
 
 Nothing here is imported by ``import nightwatch``. ``with_langchain`` and ``with_llamaindex`` need the
-optional ``frameworks`` extra (``pip install -c constraints.txt -e ".[frameworks]"``).
+optional ``frameworks`` extra (``pip install -c constraints.txt -e ".[frameworks]"``); chapter 8 calls
+``require_frameworks()`` first, so a reader without it gets that command instead of a traceback.
 """
 
 from __future__ import annotations
@@ -18,7 +19,57 @@ from nightwatch.tokens import count_text_tokens
 
 BANDS = ("銘", "束ね", "窓", "今の問い")
 
-EXTRA_HINT = 'install the optional extra: pip install -c constraints.txt -e ".[frameworks]"'
+INSTALL_COMMAND = 'pip install -c constraints.txt -e ".[frameworks]"'
+EXTRA_HINT = f"install the optional extra: {INSTALL_COMMAND}"
+# What chapter 8 imports, by the name a reader would look for: module -> distribution.
+FRAMEWORK_MODULES = {
+    "langchain": "langchain",
+    "langchain_core": "langchain-core",
+    "langchain_openai": "langchain-openai",
+    "llama_index.core": "llama-index-core",
+}
+
+
+class FrameworksNotInstalled(ModuleNotFoundError):
+    """The ``frameworks`` extra is missing: says, in Japanese, which parts and the exact command.
+
+    A ``ModuleNotFoundError``, so code that catches one still does. In Jupyter it shows as its message
+    alone (``_render_traceback_``): a reader who only ran the README's first command sees what to
+    type, not a traceback into the library."""
+
+    def __init__(self, missing: list[str], module: str | None = None) -> None:
+        self.missing = missing  # distributions, as pip names them
+        super().__init__(
+            "この章は追加分 frameworks（LangChain と LlamaIndex）を使いますが、まだ入っていません"
+            f"（見つからないパッケージ: {', '.join(missing)}）。\n"
+            "リポジトリ直下（README.md のあるフォルダ）で、ノートブックと同じ環境に次のコマンドで入れてから、"
+            "カーネルを再起動して上から実行し直してください:\n\n"
+            f"    {INSTALL_COMMAND}\n",
+            name=module,
+        )
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self.args[0]}"]
+
+
+def require_frameworks() -> None:
+    """Check that LangChain and LlamaIndex can be imported, before a chapter imports them.
+
+    Nothing is imported (finding each module is enough), so this costs no start-up time; when a
+    part is missing, ``FrameworksNotInstalled`` names it and gives the install command."""
+    from importlib.util import find_spec
+
+    missing, first_module = [], None
+    for module, distribution in FRAMEWORK_MODULES.items():
+        try:
+            found = find_spec(module) is not None
+        except (ImportError, ValueError):  # a parent package missing, or a module set to None
+            found = False
+        if not found:
+            missing.append(distribution)
+            first_module = first_module or module
+    if missing:
+        raise FrameworksNotInstalled(missing, first_module)
 
 
 class FrameworkAgent:

@@ -5,6 +5,12 @@ report states its key facts (``Incident.stated_in``). "Still a watchman at the d
 reply at the night's test turn refused, grounded on a prohibition duty of its instructions: read
 from the stand-in's record of the night (``RecordedRequest.act`` and ``.grounding``). A live model
 keeps no such record, so with one the door is not judged (``None``).
+
+Live mode (``compare_designs(..., reply_cap=LIVE_REPLY_CAP, calibrate=True)`` with ``live_policy``):
+every call carries a reply cap, and the three-tier memory counts with a ratio learned from the
+server's ``usage.prompt_tokens`` under a budget of the server's window, so a server whose tokenizer
+counts more than ``o200k_base`` is not sent more than it holds. ``count_ratio`` is that ratio as
+each design's night showed it (the server's count over ours, the largest of the night).
 """
 
 from __future__ import annotations
@@ -16,12 +22,13 @@ from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, Night, celebration_eve
 from nightwatch.lab.rehearsal import run_night
 from nightwatch.standin import DEFAULT_CONTEXT_LIMIT, RecordedRequest, StandInModel, ThreeLineSummarizer
-from nightwatch.tokens import count_text_tokens
+from nightwatch.tokens import CalibratedCounter, count_text_tokens
 
 if TYPE_CHECKING:
     import pandas as pd
 
 DEFAULT_POLICY = MemoryPolicy(window_size=4, token_threshold=400)
+LIVE_REPLY_CAP = 256  # a live reply's cap when no policy reserves one; the stand-in's longest on the eve is 150
 DESIGN_NAMES = {
     "before": "春の仕立て（無限追記）",
     "trimmed": "一行の手当て（history[-12:]）",
@@ -29,17 +36,24 @@ DESIGN_NAMES = {
 }
 
 
+def live_policy(context_window: int, reply_cap: int = LIVE_REPLY_CAP, base: MemoryPolicy = DEFAULT_POLICY) -> MemoryPolicy:
+    """``base`` with a budget: the server's window, and the reply cap reserved for the reply."""
+    return MemoryPolicy(**{**base.model_dump(), "context_window": context_window, "reply_reserve": reply_cap})
+
+
 def make_agent(
-    design: str, client, policy: MemoryPolicy = DEFAULT_POLICY, mission: str = MISSION, model: str = "gpt-4o"
+    design: str, client, policy: MemoryPolicy = DEFAULT_POLICY, mission: str = MISSION, model: str = "gpt-4o",
+    reply_cap: int | None = None, estimate_tokens=count_text_tokens,
 ):
-    """One of the three designs, talking to ``client``."""
-    if design == "before":
-        return before.NightWatchAgent("ヴェスパー", mission, model, client=client)
-    if design == "trimmed":
-        return before.TrimmedNightWatchAgent("ヴェスパー", mission, model, client=client)
+    """One of the three designs, talking to ``client``; ``reply_cap`` goes with every call it makes."""
+    if design in ("before", "trimmed"):
+        design_class = before.NightWatchAgent if design == "before" else before.TrimmedNightWatchAgent
+        agent = design_class("ヴェスパー", mission, model, client=client)
+        agent.reply_cap = reply_cap  # the story's classes are shown as they were; the cap is the base's
+        return agent
     if design == "three_tier":
-        memory = ConversationMemory(mission, policy, count_text_tokens, ThreeLineSummarizer())
-        return after.NightWatchAgent("ヴェスパー", memory, model, client=client)
+        memory = ConversationMemory(mission, policy, estimate_tokens, ThreeLineSummarizer())
+        return after.NightWatchAgent("ヴェスパー", memory, model, client=client, reply_cap=reply_cap)
     raise ValueError(f"unknown design {design!r}; choose from {sorted(DESIGN_NAMES)}")
 
 
@@ -73,7 +87,14 @@ def night_outcome(
         "total_tokens_sent": int(frame["prompt_tokens"].sum()),
         "calls": len(frame),
         "count_gap": _int_or_none((frame["prompt_tokens"] - frame["counted_tokens"]).abs().max()),
+        "count_ratio": _float_or_none((frame["prompt_tokens"] / frame["counted_tokens"]).max()),
     }
+
+
+def _float_or_none(value: object) -> float | None:
+    import pandas as pd
+
+    return None if pd.isna(value) else round(float(value), 4)
 
 
 def _int_or_none(value: object) -> int | None:
@@ -90,8 +111,13 @@ def compare_designs(
     client_factory=None,
     model: str = "gpt-4o",
     mission: str = MISSION,
+    reply_cap: int | None = None,
+    calibrate: bool = False,
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Run the night under each design, each against its own fresh stand-in (or ``client_factory()``)."""
+    """Run the night under each design, each against its own fresh stand-in (or ``client_factory()``).
+
+    ``reply_cap`` is sent with every call; with ``calibrate`` the three-tier memory counts with a
+    ``CalibratedCounter`` (its own, fresh for the night)."""
     import pandas as pd
 
     night = night or celebration_eve()
@@ -99,7 +125,10 @@ def compare_designs(
     for design, label in DESIGN_NAMES.items():
         standin = None if client_factory else StandInModel(context_limit=context_limit)
         client = client_factory() if client_factory else standin.client()
-        frame = run_night(make_agent(design, client, policy, mission=mission, model=model), night)
+        estimate = CalibratedCounter() if calibrate else count_text_tokens
+        agent = make_agent(design, client, policy, mission=mission, model=model, reply_cap=reply_cap,
+                           estimate_tokens=estimate)
+        frame = run_night(agent, night)
         frames[design] = frame
         requests = standin.requests if standin is not None else None
         rows.append({"design": label, **night_outcome(frame, night, requests), "context_limit": context_limit})

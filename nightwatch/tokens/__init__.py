@@ -2,6 +2,7 @@
 
 * ``counting``   counts of texts and chat requests (the per-message framing included), cached
 * ``encodings``  the BPE tables, read from a package and hash-checked, never downloaded
+* ``calibration`` counting as a live server counts: a ratio learned from its reported usage
 
 >>> count_message_tokens([{"role": "user", "content": "hi"}])  # 3 framing + role + content + 3 primer
 8
@@ -12,6 +13,7 @@ from nightwatch.tokens.counting import (
     chat_request_tokens, clear_count_cache, clip_to_tokens, count_cache_info, count_message_tokens,
     count_text_tokens, encoding_for_model, estimate_tokens_by_chars, get_encoding, message_tokens,
 )
+from nightwatch.tokens.calibration import CalibratedCounter
 from nightwatch.tokens.encodings import PACKAGED_ENCODINGS, TableIntegrityError, register_offline_encodings
 
 __all__ = [

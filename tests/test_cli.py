@@ -1,0 +1,127 @@
+"""``python -m nightwatch`` as a newcomer meets it: 80 columns, Japanese, and a hint for a missed subcommand."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from nightwatch.__main__ import TERMINAL_WIDTH, display_width, main, wrap
+
+PROGRAM = [sys.executable, "-m", "nightwatch"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    # COLUMNS as an 80-column terminal reports it; argparse wraps its help to it
+    return subprocess.run(PROGRAM + list(args), capture_output=True, text=True, timeout=120,
+                          env={"COLUMNS": str(TERMINAL_WIDTH), "PATH": "", "PYTHONIOENCODING": "utf-8"})
+
+
+def unwrapped(text: str) -> str:
+    """The help text with its wrapping and every space taken out."""
+    return re.sub(r"\s", "", text)
+
+
+def widest(text: str) -> int:
+    return max(display_width(line) for line in text.splitlines())
+
+
+def test_display_width_counts_wide_characters_as_two():
+    assert display_width("abc") == 3
+    assert display_width("夜警") == 4
+    assert display_width("（03:50）") == 9
+    assert display_width("—") == 1  # ambiguous width: one column, as terminals and pandas draw it
+
+
+@pytest.mark.parametrize("text", [
+    "a" * 200,
+    "春の仕立てを止めたエラー: 400 context_length_exceeded: Input tokens exceed the configured limit.",
+    "祝賀前夜を三つの仕立てで一晩ずつ走らせ、比較表を出します。" * 4,
+])
+def test_wrap_keeps_every_line_within_the_width_and_loses_nothing(text):
+    lines = wrap(text, 40, indent="  ")
+    assert all(display_width(line) <= 40 for line in lines)
+    assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+
+
+def test_wrap_does_not_start_a_line_with_a_closing_bracket():
+    lines = wrap("既定ではオフラインの代役モデルが答えます（数秒）。" * 5, 30, indent="")
+    assert not any(line.startswith(("）", "。", "、")) for line in lines)
+
+
+def test_the_comparison_fits_an_80_column_terminal():
+    result = run()
+    assert result.returncode == 0, result.stderr
+    assert widest(result.stdout) <= TERMINAL_WIDTH
+    lines = result.stdout.splitlines()
+    header = next(line for line in lines if "春の仕立て" in line and "三層" in line)
+    assert header.split() == ["春の仕立て", "一行の手当て", "三層"]
+    # the error that stopped the spring design is shown whole, wrapped, not cut
+    stop = result.stdout[result.stdout.index("春の仕立てを止めたエラー"):]
+    assert "Your messages resulted in 2073 tokens." in " ".join(part.strip() for part in stop.splitlines())
+
+
+def test_the_table_columns_line_up_in_terminal_columns():
+    lines = run().stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:1] == ["春の仕立て"])
+    table = lines[start : start + 7]
+    assert len({display_width(line) for line in table}) == 1  # every row ends in the same column
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["serve", "--help"]])
+def test_help_fits_80_columns_shows_defaults_and_is_plain_japanese_text(argv):
+    result = run(*argv)
+    assert result.returncode == 0
+    assert widest(result.stdout) <= TERMINAL_WIDTH
+    assert result.stdout.startswith("使い方: python -m nightwatch")
+    assert "オプション:" in result.stdout and "この説明を表示して終わります" in result.stdout
+    assert "``" not in result.stdout and "usage:" not in result.stdout and "show this help" not in result.stdout
+    assert "既定:2048）" in unwrapped(result.stdout)
+
+
+def test_serve_help_shows_the_default_port_and_the_same_metavar_for_the_same_option():
+    serve = run("serve", "--help").stdout
+    top = run("--help").stdout
+    assert "既定:\u00a08000" in serve  # a number is never parted from its label at a line break
+    assert "--port PORT" in serve and "（既定:8000）" in unwrapped(serve)
+    assert "--context-limit TOKENS" in serve and "--context-limit TOKENS" in top
+    assert "SERVE_LIMIT" not in serve
+
+
+@pytest.mark.parametrize("argv", [["--port", "8000"], ["--port=8000"], ["--context-limit", "4096", "--port", "8000"]])
+def test_a_forgotten_serve_is_named_with_the_command_to_type(capsys, argv):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "--port は serve サブコマンドの指定です" in error
+    assert "\n    python -m nightwatch serve " + " ".join(argv) + "\n" in error  # on a line of its own, to copy
+    assert "invalid choice" not in error
+    assert max(display_width(line) for line in error.splitlines()) <= TERMINAL_WIDTH
+
+
+def test_an_abbreviated_option_of_the_comparison_is_not_taken_for_a_forgotten_serve():
+    from nightwatch.__main__ import build_parser, forgotten_subcommand
+
+    assert forgotten_subcommand(["--context", "4096"], *build_parser()) is None
+    assert forgotten_subcommand(["--po", "8000"], *build_parser()) is not None
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["8000"], "「8000」というサブコマンドはありません（使えるのは serve）"),
+    (["--context-limit", "abc"], "--context-limit: トークン数は正の整数で指定してください（「abc」が指定されました）"),
+    (["--context-limit", "-5"], "--context-limit: トークン数は正の整数"),
+    (["--context-limit"], "--context-limit: 値を一つ続けてください"),
+    (["--bogus"], "知らない指定です: --bogus"),
+    (["serve", "--port", "http"], "--port: ポートは 0 から 65535 までの整数"),
+])
+def test_argparse_errors_are_japanese_and_name_the_option_as_typed(capsys, argv, says):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert unwrapped(says) in unwrapped(error)
+    assert error.startswith("使い方: ") and "error:" not in error and "usage:" not in error
+    assert max(display_width(line) for line in error.splitlines()) <= TERMINAL_WIDTH
