@@ -34,7 +34,7 @@ from nightwatch.workshop import (
 from nightwatch.workshop import crash, harness, oversized, own_night, pinning, policy, summary
 from nightwatch.workshop.stage import play_night, where_carried
 from nightwatch.workshop.variants import unseen_night
-from workshop_answers import HARDCODED, WRONG, Answer
+from workshop_answers import HARDCODED, OWN_NIGHTS, WRONG, Answer
 
 matplotlib.use("Agg")
 
@@ -356,5 +356,22 @@ def test_an_own_night_that_cannot_test_the_duty_fails_with_the_reason(changes):
     report = run_check("ex6_your_night.ipynb", source)
     assert report.status == "failed", str(report)
     item = report.items[2]
-    assert not item.passed and "銘のどの務めの言葉もありません" in "\n".join(item.evidence) and item.hint
+    assert not item.passed and "銘のどの務めにも基づいていません" in "\n".join(item.evidence) and item.hint
     assert report.items[0].passed  # the spring design still hits the ceiling on the same night
+
+
+@pytest.mark.parametrize("label", sorted(OWN_NIGHTS))
+def test_an_own_night_in_english_mixed_or_reworded_passes(label):
+    """Whether the agent acted on a duty is read from the stand-in's record (act, grounding), not from
+    characters the reply shares with the mission: the trimmed agent repeating the request is not keeping
+    a duty, and a mission in another wording or language is judged the same way."""
+    source = OWN_NIGHTS[label]
+    if label != "english":
+        source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
+        for old, new in OWN_NIGHTS[label]:
+            assert old in source
+            source = source.replace(old, new)
+    report = run_check("ex6_your_night.ipynb", source)
+    assert report.passed, str(report)
+    assert "頼みを引き受けました" in report.items[1].evidence[0]  # the trimmed agent complied: no duty
+    assert "断りました" in report.items[2].evidence[0]
