@@ -14,7 +14,6 @@ import functools
 import itertools
 import linecache
 import os
-import signal
 import time
 from pathlib import Path
 
@@ -220,41 +219,72 @@ def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
     while True:
         pass
 """
+SWALLOWS = """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+"""
+LOOSE = 120  # seconds: far above a one-second limit even on a loaded two-core machine; the claim is that it ends
 
 
 @pytest.mark.parametrize("name, source, call", [
     ("ex1_predict_crash.ipynb", RUNAWAY, "predict_refused_call(2048"),
+    ("ex1_predict_crash.ipynb", SWALLOWS, "predict_refused_call(2048"),
     ("ex3_three_line_summary.ipynb", """
 def summarize(summary, overflow):
     if overflow and "巡回" in overflow[0].user_text:
         return "巡回: 異常なし"
     n = 0
     while True:
-        n += 1
+        try:
+            n += 1
+        except BaseException:
+            continue
 """, "summarize("),
-])
-def test_a_runaway_answer_fails_within_seconds_and_the_report_names_the_call(name, source, call, monkeypatch):
-    monkeypatch.setattr(harness, "SECONDS_PER_CALL", 0.5)  # the limit is read at each check
+], ids=["loop", "swallows-every-exception", "summarizer-loop"])
+def test_a_runaway_answer_is_stopped_and_the_report_names_the_call(name, source, call, monkeypatch):
+    check = CHECKS[NAMES.index(name)]
+    monkeypatch.setattr(check, "budget", harness.Budget(per_call=1, per_check=LOOSE))
     started = time.monotonic()
     report = run_check(name, source)
-    assert time.monotonic() - started < 10  # one call of harness.SECONDS_PER_CALL, the rest skipped
+    assert time.monotonic() - started < LOOSE
+    assert report.status == "failed" and len(report.items) == 1
+    assert "1 秒たっても終わらなかったので止めました" in report.message and call in report.message
+    assert "呼びませんでした" not in str(report) and report.items[0].hint
+
+
+def test_a_slow_answer_is_stopped_by_the_cap_on_the_whole_check(monkeypatch):
+    monkeypatch.setattr(check_summarizer, "budget", harness.Budget(per_call=30, per_check=2))
+    report = run_check("ex3_three_line_summary.ipynb", """
+import time
+def summarize(summary, overflow):
+    time.sleep(0.4)
+    return "巡回: 異常なし"
+""")
     assert report.status == "failed"
-    assert "秒たっても終わらなかったので止めました" in report.message and call in report.message
-    assert "呼びませんでした" in str(report)  # later calls were skipped, not each run into the limit
+    assert "チェック全体が 2 秒を超えたので止めました" in report.message and "遅すぎます" in report.items[0].hint
 
 
-def test_the_time_limit_puts_back_the_alarm_it_found():
-    rung = []
-    previous = signal.signal(signal.SIGALRM, lambda *args: rung.append(True))
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 30)
-        assert harness.Harness(seconds=1).call(lambda: 7, label="f()") == 7
-        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
-        assert 25 < remaining <= 30 and not rung
-        assert signal.getsignal(signal.SIGALRM) is not harness.signal.default_int_handler
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def test_a_stopped_answer_ends_the_check_no_more_nights_are_played(tmp_path):
+    """Counted, not timed: the answer notes each call in a file; the check stops at the interrupt."""
+    calls = tmp_path / "calls.txt"
+    report = run_check("ex2_pin_mission.ipynb", f"""
+def pin_and_trim(history, keep_last):
+    with open({str(calls)!r}, "a") as log:
+        log.write("call\\n")
+    if len(history) > 30:
+        raise KeyboardInterrupt
+    return [history[0]] + history[1:][-keep_last:]
+""")
+    assert report.status == "failed" and "KeyboardInterrupt" in report.message
+    made = calls.read_text().count("call")
+    history_lengths = [2 * exchanges + 2 for exchanges, _ in pinning.UNIT_CASES]
+    first_long = next(n for n, length in enumerate(history_lengths, start=2) if length > 30)  # after the probe
+    assert made == first_long  # the probe and the unit cases up to the first long history, nothing after
 
 
 @pytest.mark.parametrize("body, words", [
