@@ -23,7 +23,7 @@ import pytest
 
 from nightwatch import after
 from nightwatch.memory import ConversationMemory
-from nightwatch.nights import MISSION
+from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
 from nightwatch.workshop import (
@@ -145,7 +145,7 @@ def test_a_wrong_or_hardcoded_answer_fails_with_the_reason(answer: Answer):
     evidence = "\n".join(item.evidence)
     for words in answer.evidence:
         assert words in evidence, f"{words!r} not in the evidence of {item.title!r}:\n{evidence}"
-    assert item.hint
+    assert item.hint and answer.hint in item.hint, item.hint
 
 
 def test_a_hardcoded_call_number_is_named_as_such():
@@ -197,19 +197,29 @@ def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
 
     promises = policy.SCRIPT_PROMISES
     for window_size, threshold in [(2, 250), (15, 1950)]:  # tighter and looser than the solution picks
-        for night in policy.nights(example=True):
-            standin = StandInModel(context_limit=10**6)
-            chosen = policy.MemoryPolicy(window_size=window_size, token_threshold=threshold)
-            memory = ConversationMemory(MISSION, chosen, count_text_tokens, ThreeLineSummarizer())
-            log = play_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), night, standin)
-            assert log.survived
-            for call in log.calls:
-                summaries = [m for m in call.messages[1:] if m["role"] == "system"]
+        chosen = policy.MemoryPolicy(window_size=window_size, token_threshold=threshold)
+        for night in (celebration_eve(), None):
+            requests, _, error = policy.perform(chosen, night)
+            assert error is None
+            for request in requests:
+                summaries = [m for m in request.messages[1:] if m["role"] == "system"]
                 assert all(cost(m) <= promises["summary_message"] for m in summaries)
-                assert cost(call.messages[-1]) <= promises["question_message"]
-            for call in log.calls[:-1]:  # the 06:00 report is never carried in a window
-                size = count_text_tokens(call.user_text) + count_text_tokens(call.reply)
-                assert promises["exchange_min"] <= size <= promises["exchange_max"], (night.name, call.turn, size)
+                assert cost(request.messages[-1]) <= promises["question_message"]
+                exchanges = zip(request.messages[-3::-2], request.messages[-2::-2])  # (user, assistant) pairs
+                for user, reply in exchanges:
+                    if user["role"] != "user":
+                        break
+                    size = count_text_tokens(user["content"]) + count_text_tokens(reply["content"])
+                    assert promises["exchange_min"] <= size <= promises["exchange_max"], (window_size, size)
+
+
+def test_the_policy_check_reaches_the_worst_case_it_promises():
+    """The honest solution's worst-case bound is reached within a few exchanges' worth of tokens."""
+    namespace = copy.copy(prepared("ex4_choose_policy.ipynb"))
+    run_source(tagged(SOLUTIONS / "ex4_choose_policy.ipynb", "answer").source, namespace)
+    for context_window, reply_reserve in policy.UNSEEN:
+        requests, folds, _ = policy.perform(namespace["choose_policy"](context_window, reply_reserve), None)
+        assert folds and max(r.prompt_tokens for r in requests) > 0.85 * (context_window - reply_reserve)
 
 
 # ---- the harness: what a misbehaving answer can no longer do to a check cell ----------------------

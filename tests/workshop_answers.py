@@ -18,6 +18,7 @@ class Answer:
     source: str
     item: int
     evidence: tuple[str, ...]
+    hint: str = ""  # words the failed item's hint must contain: the hint names this very mistake
 
 
 WRONG = [
@@ -65,10 +66,32 @@ def summarize(summary, overflow):
     # Exercise 4: the policy.
     Answer("ex4_choose_policy.ipynb", "forgets the reply reserve", """
 def choose_policy(context_window, reply_reserve):
-    budget = context_window - mission_message - SCRIPT_PROMISES["summary_message"] - SCRIPT_PROMISES["question_message"]
-    threshold = int(budget * 0.75)
-    return MemoryPolicy(window_size=max(2, threshold // 130), token_threshold=threshold)
-""", 1, ("トークン超過", "+ 余白 512")),
+    room = context_window
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
+    threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
+    return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+""", 1, ("トークン超過", "+ 余白 512", "窓 1,280・余白 128"), "reply_reserve を引き忘れていませんか"),
+    Answer("ex4_choose_policy.ipynb", "forgets the per-exchange framing", """
+def choose_policy(context_window, reply_reserve):
+    room = context_window - reply_reserve
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
+    threshold = room - fixed - REPLY_PRIMER_TOKENS
+    return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+""", 1, ("トークン超過", "窓 37 往復"), "区切りのトークンが乗ります"),
+    Answer("ex4_choose_policy.ipynb", "forgets the summary's size", """
+def choose_policy(context_window, reply_reserve):
+    room = context_window - reply_reserve
+    fixed = mission_message + SCRIPT_PROMISES["question_message"]
+    threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
+    return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+""", 1, ("トークン超過", "束ね 255"), "summary_message"),
+    Answer("ex4_choose_policy.ipynb", "the story's window of twelve", """
+def choose_policy(context_window, reply_reserve):
+    room = context_window - reply_reserve
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
+    threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
+    return MemoryPolicy(window_size=12, token_threshold=threshold)
+""", 1, ("窓 12 往復", "トークン超過"), "window_size=12 が大きすぎます"),
     Answer("ex4_choose_policy.ipynb", "summarizes far too early", """
 def choose_policy(context_window, reply_reserve):
     return MemoryPolicy(window_size=2, token_threshold=(context_window - reply_reserve) // 10)
@@ -114,7 +137,7 @@ def summarize(summary, overflow):
     Answer("ex4_choose_policy.ipynb", "the example window's policy", """
 def choose_policy(context_window, reply_reserve):
     return MemoryPolicy(window_size=4, token_threshold=592)
-""", 1, ("窓 1,024・余白 128", "トークン超過")),
+""", 1, ("窓 1,280・余白 128", "トークン超過")),
     Answer("ex5_oversized_exchange.ipynb", "only the example's long delivery", """
 from nightwatch.workshop.oversized import example_night
 
