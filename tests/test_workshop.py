@@ -33,7 +33,7 @@ from nightwatch.workshop import (
 from nightwatch.workshop import crash, harness, oversized, own_night, pinning, policy, summary
 from nightwatch.workshop.stage import play_night, where_carried
 from nightwatch.workshop.variants import unseen_night
-from workshop_answers import HARDCODED, OWN_NIGHTS, WRONG, Answer
+from workshop_answers import HARDCODED, OTHER_ROUTES, OWN_NIGHTS, WRONG, Answer
 
 matplotlib.use("Agg")
 
@@ -146,6 +146,14 @@ def test_a_wrong_or_hardcoded_answer_fails_with_the_reason(answer: Answer):
     for words in answer.evidence:
         assert words in evidence, f"{words!r} not in the evidence of {item.title!r}:\n{evidence}"
     assert item.hint and answer.hint in item.hint, item.hint
+    for accusation in ("写", "解答例", "自分で書いた"):  # no hint or message accuses the participant of copying
+        assert accusation not in report.message and all(accusation not in i.hint for i in report.items)
+
+
+@pytest.mark.parametrize("answer", OTHER_ROUTES, ids=lambda answer: f"{answer.notebook[:3]}-{answer.label}")
+def test_an_honest_answer_by_another_route_passes(answer: Answer):
+    report = run_check(answer.notebook, answer.source)
+    assert report.passed, str(report)
 
 
 def test_a_hardcoded_call_number_is_named_as_such():

@@ -8,7 +8,7 @@ participant what went wrong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -197,3 +197,93 @@ def my_night() -> Night:
                '"A guest from room 405 says the emergency light in the fourth-floor corridor keeps flickering."'),
               ('key_facts=("四階", "非常灯")', 'key_facts=("emergency light", "fourth-floor")')],
 }
+
+# The rest of the participant's trial: more mistakes, each with the hint that must name it.
+WRONG += [
+    Answer("ex1_predict_crash.ipynb", "one call early everywhere", """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    return (limit - first_request_tokens) // per_exchange_tokens + 1
+""", 0, ("例の夜",), "手で足していってみましょう"),
+    Answer("ex3_three_line_summary.ipynb", "raises on the second fold", """
+def summarize(summary, overflow):
+    if summary:
+        raise ValueError("二回目は考えていなかった")
+    return "出来事: " + overflow[0].user_text
+""", 0, ("ValueError: 二回目は考えていなかった", "2回目の束ね"), "例外を出していないか"),
+    Answer("ex3_three_line_summary.ipynb", "raises, so the night never reaches the morning", """
+def summarize(summary, overflow):
+    if summary:
+        raise ValueError("二回目は考えていなかった")
+    return "出来事: " + overflow[0].user_text
+""", 4, ("朝まで届きませんでした",), "上の項目の ✗ を先に直しましょう"),
+    Answer("ex3_three_line_summary.ipynb", "forgets to return", """
+def summarize(summary, overflow):
+    lines = summary.splitlines() + [exchange.user_text for exchange in overflow]
+    "\\n".join(lines[-3:])
+""", 0, ("NoneType が返りました",), "return を書き忘れていませんか"),
+    Answer("ex3_three_line_summary.ipynb", "forgets to return: no lines to count", """
+def summarize(summary, overflow):
+    lines = summary.splitlines() + [exchange.user_text for exchange in overflow]
+    "\\n".join(lines[-3:])
+""", 1, ("文字列の束ねが一つもありません",), "まず一つ目の項目を直しましょう"),
+    Answer("ex5_oversized_exchange.ipynb", "keeps the last sentences, not the first", """
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    if count_text_tokens(user_text) + count_text_tokens(watchman_reply) <= max_tokens:
+        return user_text, watchman_reply
+    kept = []
+    for sentence in reversed([s + "。" for s in user_text.split("。") if s]):
+        if count_text_tokens("".join([sentence, *kept]) + "（略）" + watchman_reply) > max_tokens:
+            break
+        kept.insert(0, sentence)
+    return "（略）" + "".join(kept), watchman_reply
+""", 5, ("『追加の荷と届け人』がありません",), "先頭の一文が残っていないと"),
+]
+HINTS_OF_WRONG = {  # the existing rows of the table: (notebook, label) -> the hint's words
+    ("ex1_predict_crash.ipynb", "rounds up instead of down"): "ちょうど上限のリクエストは通ります",
+    ("ex1_predict_crash.ipynb", "forgets a limit below the first request"): "1回目のリクエストがもう上限を超えていたら",
+    ("ex2_pin_mission.ipynb", "the story's one line"): "history[0] が銘です",
+    ("ex2_pin_mission.ipynb", "pins the mission on top of history[-keep_last:]"): "二重になりません",
+    ("ex2_pin_mission.ipynb", "keeps everything so the mission survives"): "第1幕と同じく",
+    ("ex3_three_line_summary.ipynb", "strings every exchange on"): "伸び続けます",
+    ("ex3_three_line_summary.ipynb", "keeps only the newest three lines"): "「出来事:」の行",
+    ("ex3_three_line_summary.ipynb", "keeps every line's opening words, routine and events alike"): "一文まるごと",
+    ("ex4_choose_policy.ipynb", "summarizes far too early"): "締めすぎると",
+    ("ex5_oversized_exchange.ipynb", "leaves everything as it is"): "長い往復が窓に居座ると",
+    ("ex5_oversized_exchange.ipynb", "cuts by characters"): "「。」で文に分け",
+    ("ex5_oversized_exchange.ipynb", "cuts the joined exchange and loses the reply"): "削るのは長くなりがちな問いの側だけ",
+    ("ex5_oversized_exchange.ipynb", "shortens every exchange"): "何もせずに返しましょう",
+    ("ex1_predict_crash.ipynb", "the example's call number"): "例の数を直接書かずに",
+    ("ex2_pin_mission.ipynb", "the story's 12 written in"): "12 を直接書かず",
+    ("ex3_three_line_summary.ipynb", "the celebration eve's incidents copied"): "渡された summary と overflow にある言葉だけ",
+    ("ex4_choose_policy.ipynb", "the example window's policy"): "window_size",
+    ("ex5_oversized_exchange.ipynb", "only the example's long delivery"): "count_text_tokens で数えながら",
+}
+WRONG = [answer if answer.hint else replace(answer, hint=HINTS_OF_WRONG[answer.notebook, answer.label]) for answer in WRONG]
+HARDCODED = [replace(answer, hint=HINTS_OF_WRONG[answer.notebook, answer.label]) for answer in HARDCODED]
+
+# Other correct routes than the worked solutions: each must pass.
+OTHER_ROUTES = [
+    Answer("ex1_predict_crash.ipynb", "counts the calls one by one", """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    call, size = 1, first_request_tokens
+    while size <= limit:
+        call, size = call + 1, size + per_exchange_tokens
+    return call
+""", -1, ()),
+    Answer("ex2_pin_mission.ipynb", "slices the rest by its length", """
+def pin_and_trim(history, keep_last):
+    mission, rest = history[0], history[1:]
+    return [mission, *rest[max(len(rest) - keep_last, 0):]]
+""", -1, ()),
+    Answer("ex4_choose_policy.ipynb", "computes, then plays a night to make sure", """
+def choose_policy(context_window, reply_reserve):
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"] + REPLY_PRIMER_TOKENS
+    threshold = int((context_window - reply_reserve - fixed) / (1 + framing_share))
+    policy = MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+    standin = StandInModel()
+    memory = ConversationMemory(MISSION, policy, count_text_tokens, ThreeLineSummarizer())
+    run_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), celebration_eve())
+    assert max(request.prompt_tokens for request in standin.requests) + reply_reserve <= context_window
+    return policy
+""", -1, ()),
+]

@@ -263,8 +263,14 @@ def check_shrink_exchange(shrink_exchange, harness) -> CheckReport:
         "問いを「。」で文に分け、先頭から入るだけ残して、最後に「（以下N文略）」のような印を付けましょう。",
         "長い往復が窓に居座ると、束ねても窓が閾値を下回りません（押し出せるのは古い往復だけです）。"
         "どの往復も max_tokens 以下にしてから add_exchange に渡しましょう。",
-        "応答を残せていれば、長い往復の出来事も束ね経由で朝まで届きます。",
+        "長い往復の出来事は、縮めたあとに残る問いの先頭の文と、ヴェスパーの応答に書かれています。"
+        "その二つが窓に入れば、束ね経由で朝まで届きます。",
     ]
+    if any(line.startswith("✗") and "先頭の一文" in line for line in cut):
+        hints[5] = ("出来事は問いの先頭の文に書かれています。先頭の一文が残っていないと、出来事は窓にも束ねにも入りません。"
+                    "「問いは先頭の一文を残し」の項目を先に直しましょう。")
+    elif not all(line.startswith("✓") for line in reply_kept):
+        hints[5] = "応答はヴェスパーの記録で、出来事を運びます。応答を変えずに渡しましょう（「応答は一字も変えない」の項目）。"
     notes.append(f"この演習の max_tokens は token_threshold // window_size = {POLICY.token_threshold} // "
                  f"{POLICY.window_size} = {POLICY.token_threshold // POLICY.window_size} です。")
     return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)

@@ -177,5 +177,6 @@ HINTS = [
     "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。",
     "リクエスト = 銘 + 束ね（最大 summary_message）+ 窓 + 今の問い（最大 question_message）です。まず reply_reserve を引き、"
     "窓には 1 往復ごとに区切りのトークンが乗ることと、束ねの直後にも window_size 往復が残ることを見込みましょう。",
-    "context_window と reply_reserve から計算しましょう。数を直接書くと、広い窓では余りすぎ、狭い窓でははみ出します。",
+    "締めすぎると、まだ余裕があるうちから束ねて、生の言葉を必要以上に捨てます。数を直接書かず、"
+    "context_window と reply_reserve から予算いっぱいに計算しましょう。",
 ]
