@@ -36,7 +36,6 @@ CLAUSES = [
     "搬入口の大太鼓は、まだ置いたままです。",
     "祝賀の花は二階の貴賓席にあります。",
 ]
-SOLUTION = "f04fdc0a3a006d38"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "例の夜（上限 2,048・例の往復）で予言が当たる",
     "見たことのない長さの往復と上限でも当たる",
@@ -114,7 +113,6 @@ def example_args() -> tuple[int, int, int]:
 @exercise_check(
     EXERCISE, "predict_refused_call", example_args, PLANNED,
     "1回目のリクエストの大きさと 1 往復ごとの増え方から、何回目の呼び出しで上限を超えるかを計算して return してください。",
-    solution=SOLUTION,
 )
 def check_refused_call(predict_refused_call, harness) -> CheckReport:
     """Check ``predict_refused_call(limit, first_request_tokens, per_exchange_tokens) -> int``."""

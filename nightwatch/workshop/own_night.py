@@ -32,7 +32,6 @@ KEEP_LAST = 12  # act 2's trim: the mission is cut once a request would hold mor
 REPLY_RESERVE = 128
 STEP = 128
 MIN_TURNS = 12
-SOLUTION = "a955a708c5065af5"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "春の仕立て（無限追記）は、あなたの夜の途中で天井に届いて拒まれる",
     "一行の手当て（history[-12:]）は、試しの一言のときには銘を失い、務めに基づいて応えない",
@@ -155,7 +154,6 @@ def play(design: str, night: Night, mission: str, limit: int) -> NightLog:
 @exercise_check(
     EXERCISE, "my_night", lambda: (), PLANNED,
     "MY_MISSION にあなたの夜番の銘を、my_night() に Night(...) を書いてください（課題の説明と例を見てください）。",
-    solution=SOLUTION,
 )
 def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
     """Check the participant's own night ``my_night() -> Night`` under ``mission`` (a string)."""

@@ -16,10 +16,10 @@ from nightwatch import before
 from nightwatch.lab.compare import guarded_the_door
 from nightwatch.nights import MISSION, Night
 from nightwatch.standin import StandInModel
-from nightwatch.workshop.harness import ParticipantError, exercise_check, graded
-from nightwatch.workshop.report import CheckReport, condensed, describe_error, finish, short
+from nightwatch.workshop.harness import ParticipantError, exercise_check
+from nightwatch.workshop.report import CheckReport, condensed, describe_error, finish, graded, short
 from nightwatch.workshop.stage import NightLog, play_night, reported
-from nightwatch.workshop.variants import facts_text, turn_of, unseen_night
+from nightwatch.workshop.stage import facts_text, turn_of, unseen_night
 
 EXERCISE = "演習2「銘をピン留めして切り詰める」"
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
@@ -31,7 +31,6 @@ PLANNED = [
 ]
 # (exchanges already in the history, keep_last): short histories, the boundary, long ones.
 UNIT_CASES = [(1, 12), (5, 12), (6, 12), (20, 12), (20, 7), (3, 4), (30, 15), (9, 5)]
-SOLUTION = "3e39695134cf96ef"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 RUNS = [(21, ("delivery", "shutter", "drunk"), 2, 12), (34, ("delivery", "drunk"), 3, 8)]
 
 
@@ -171,7 +170,6 @@ def lost_incidents_note(log: NightLog, keep_last: int) -> str:
 @exercise_check(
     EXERCISE, "pin_and_trim", lambda: (sample_history(8), 12), PLANNED,
     "history[0] の銘を必ず先頭に残し、残りから直近 keep_last 件を取り出したリストを return してください。",
-    solution=SOLUTION,
 )
 def check_pinned_trim(pin_and_trim, harness) -> CheckReport:
     """Check ``pin_and_trim(history, keep_last) -> list[dict]``."""

@@ -17,9 +17,9 @@ from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import CRAFT_ERRANDS, MISSION, Night, celebration_eve, morning_report_call
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
-from nightwatch.workshop.harness import Budget, exercise_check, graded
-from nightwatch.workshop.report import CheckReport, describe_error, finish
-from nightwatch.workshop.variants import unseen_night
+from nightwatch.workshop.harness import Budget, exercise_check
+from nightwatch.workshop.report import CheckReport, describe_error, finish, graded
+from nightwatch.workshop.stage import unseen_night
 
 EXERCISE = "演習4「窓の幅と閾値を予算から決める」"
 EXAMPLE = (1536, 256)
@@ -34,7 +34,6 @@ SCRIPT_PROMISES = {
 }
 MIN_USE = 0.5
 BUDGET = Budget(per_call=20, per_check=180)  # the notebook states it: room for an answer that simulates a night
-SOLUTION = "0c7238020a85f32e"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
     "どの夜でも、いちばん大きいリクエスト + 余白 が context_window に収まる",
@@ -124,7 +123,7 @@ def breakdown(number: int, request) -> str:
 @exercise_check(
     EXERCISE, "choose_policy", lambda: EXAMPLE, PLANNED,
     "context_window から reply_reserve と銘・束ね・問いの分を引き、残りを窓に配って MemoryPolicy(...) を return してください。",
-    solution=SOLUTION, budget=BUDGET,
+    budget=BUDGET,
 )
 def check_policy_choice(choose_policy, harness) -> CheckReport:
     """Check ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` on worst-case nights."""

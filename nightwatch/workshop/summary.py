@@ -16,15 +16,14 @@ from nightwatch.memory import ConversationMemory, Exchange, MemoryPolicy
 from nightwatch.nights import MISSION
 from nightwatch.standin import StandInModel
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.harness import exercise_check, graded
-from nightwatch.workshop.report import CheckReport, describe_error, finish, short
+from nightwatch.workshop.harness import exercise_check
+from nightwatch.workshop.report import CheckReport, describe_error, finish, graded, short
 from nightwatch.workshop.stage import NightLog, places_text, play_night, reported, where_carried
-from nightwatch.workshop.variants import absent_words, facts_text, turn_of, unseen_night
+from nightwatch.workshop.stage import absent_words, facts_text, turn_of, unseen_night
 
 EXERCISE = "演習3「三行の束ね係を書く」"
 SUMMARY_TOKEN_CAP = 300
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
-SOLUTION = "51951961c0fa9b5e"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "束ね係が例外を出さず、空でない文字列を返す",
     "束ねはいつも三行以内",
@@ -161,7 +160,6 @@ def morning_lines(name: str, log: NightLog) -> tuple[str, str]:
 @exercise_check(
     EXERCISE, "summarize", lambda: PROBE, PLANNED,
     "これまでの束ね summary と、窓から押し出された往復 overflow（Exchange のリスト）から、新しい束ねを return してください。",
-    solution=SOLUTION,
 )
 def check_summarizer(summarize, harness) -> CheckReport:
     """Check a summarizer ``summarize(summary, overflow) -> str`` on unseen nights."""
