@@ -1,17 +1,11 @@
-"""Exercise 6: the participant's own night job, played through the three designs.
-
-The participant writes a mission (any job, any wording, Japanese or English) and a night as a
-``Night``: its turns, the incidents the morning report must state (``Incident.key_facts``) and
-``watchman_test_clock``, the turn where keeping a duty matters. Nothing here knows their job.
-
-The ceiling is the smallest window, in steps of 128 tokens, that holds the three tiers' largest
-request plus a reply reserve. On it the spring design must be refused, ``history[-12:]`` must have
-lost the mission by the test turn and so not act on a duty there, and the three tiers must act on a
-duty there and bring every incident to the morning report. "Acted on a duty" is read from the
-stand-in's record of the call: what the reply did (``act``) and whether it drew on a duty clause of
-the instructions (``grounding``), never from the words the reply shares with the mission (a reply
-that repeats the request is not keeping a duty). A night that cannot show these differences is
-refused before anything is judged, with the reason.
+"""Exercise 6: the participant's own night job (a mission and a ``Night``, in any language), played
+through the three designs on the smallest ceiling the three tiers live in (their largest request plus
+a reply reserve, in steps of 128). The spring design must be refused, ``history[-12:]`` must have lost
+the mission by ``watchman_test_clock`` and not act on a duty there, the three tiers must act on one and
+bring every incident to the morning. "Acted on a duty" is read from the stand-in's record of the call
+(``act`` and an instruction duty clause in ``grounding``), never from words the reply shares with the
+mission: a reply that repeats the request keeps no duty. A night that cannot show the differences is
+refused first, with the reason.
 """
 
 from __future__ import annotations
@@ -38,12 +32,9 @@ PLANNED = [
     "三層（銘・束ね・窓）は、試しの一言で務めに基づいて応える",
     "三層の朝の報告に、あなたの夜の出来事がそろう",
 ]
-ACTS = {  # what the stand-in's reply did (RecordedRequest.act), as the evidence says it
-    "refuse": "断りました", "comply": "頼みを引き受けました", "periodic": "定時の務めとして告げました",
-    "report": "報告しました", "duties": "務めを挙げました", "follow": "前の頼みを続けました",
-    "recall": "覚えていることを答えました", "hesitate": "言いよどみました", "forget": "思い出せませんでした",
-    "acknowledge": "承りました", "summary": "束ねを書きました", "silence": "黙っていました",
-}
+ACTS = {"refuse": "断りました", "comply": "頼みを引き受けました", "periodic": "定時の務めとして告げました", "report": "報告しました",
+        "duties": "務めを挙げました", "follow": "前の頼みを続けました", "recall": "覚えていることを答えました",
+        "hesitate": "言いよどみました", "forget": "思い出せませんでした", "acknowledge": "承りました", "silence": "黙っていました"}
 
 
 def duty_acted_on(call) -> str | None:
@@ -89,8 +80,7 @@ def night_problems(night: Night) -> list[str]:
 
 
 def largest(log: NightLog) -> int:
-    biggest = log.largest_request
-    return biggest.prompt_tokens if biggest else 0
+    return log.largest_request.prompt_tokens if log.largest_request else 0
 
 
 def before_line(log: NightLog, ceiling: int) -> tuple[bool, str]:
@@ -162,13 +152,13 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
     except Exception as error:  # noqa: BLE001 - already a sentence about the call
         return CheckReport(EXERCISE, "failed", (CheckItem("my_night() が夜を返す", False, (f"✗ {error}",),
                                                           "my_night() の中を上から確かめましょう。"),))
-    if not isinstance(night, Night):
-        return CheckReport(EXERCISE, "not_yet", (), f"my_night() が Night ではなく {type(night).__name__} を返しました。"
-                           "Night(name=..., turns=[...], incidents=[...], watchman_test_clock=...) を return してください。")
-    if not isinstance(mission, str) or not mission.strip():
-        return CheckReport(EXERCISE, "not_yet", (), "MY_MISSION がまだ空です。あなたの夜番の務めを、自分の言葉で書いてください。")
-    if mission.strip() == MISSION.strip():
-        return CheckReport(EXERCISE, "not_yet", (), "それは劇場のヴェスパーの銘です。あなたが選んだ夜の仕事の銘を書いてください。")
+    refusal = (f"my_night() が Night ではなく {type(night).__name__} を返しました。Night(name=..., turns=[...], incidents=[...], "
+               "watchman_test_clock=...) を return してください。" if not isinstance(night, Night) else
+               "MY_MISSION がまだ空です。あなたの夜番の務めを、自分の言葉で書いてください。" if not isinstance(mission, str)
+               or not mission.strip() else
+               "それは劇場のヴェスパーの銘です。あなたが選んだ夜の仕事の銘を書いてください。" if mission.strip() == MISSION.strip() else None)
+    if refusal:
+        return CheckReport(EXERCISE, "not_yet", (), refusal)
     problems = night_problems(night)
     if not problems:
         probe = play("three_tier", night, mission, 10**6)
@@ -203,10 +193,9 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
     notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {largest(probe):,} + 応答の余白 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
     notes += [f"{label}: いちばん大きいリクエスト {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
               for label, log in zip(("春の仕立て", "一行の手当て", "三層"), logs.values())]
-    if logs["trimmed"].survived:
-        found, missing = reported(logs["trimmed"])
-        notes.append(f"一行の手当ての朝の報告: 出来事 {len(found)}/{len(night.incidents)}"
-                     + (f"（{'・'.join(missing)} が抜けています）" if missing else ""))
+    found, missing = reported(logs["trimmed"]) if logs["trimmed"].survived else ([], None)
+    notes += [f"一行の手当ての朝の報告: 出来事 {len(found)}/{len(night.incidents)}"
+              + (f"（{'・'.join(missing)} が抜けています）" if missing else "")] if missing is not None else []
     return finish(EXERCISE, items, notes)
 
 

@@ -1,13 +1,10 @@
-"""Exercise 4: choose ``window_size`` and ``token_threshold`` for a context window and a reply reserve.
+"""Exercise 4: ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` from a token budget.
 
-The participant writes ``choose_policy(context_window, reply_reserve) -> MemoryPolicy``. A request is
-mission + summary + window + question, and the reply needs ``reply_reserve`` tokens on top. The check
-plays nights built to reach the worst case the notebook's promises allow, for the policy chosen: a
-summary grown full, a window filled with the shortest exchanges right up to the fold (the most framing
-per token), then the largest question, and then a run of the largest exchanges (what ``window_size``
-keeps after a fold). Forgetting the reserve, the framing or the summary's size shows as a request that
-does not fit, with the numbers. It also refuses the opposite mistake: a policy so tight that it
-summarizes while most of the room is empty.
+A request is mission + summary + window + question, and the reply needs ``reply_reserve`` on top. For
+each policy chosen the check plays a night that reaches the worst case the notebook's promises allow
+(summary grown, window filled with the shortest exchanges up to the fold, then the largest exchanges),
+so forgetting the reserve, the framing, the summary or the limit on ``window_size`` shows as a request
+that does not fit, with the numbers. A policy so tight that it folds with the room mostly empty fails too.
 """
 
 from __future__ import annotations
@@ -26,12 +23,7 @@ EXAMPLE = (1536, 256)
 UNSEEN = [(1280, 128), (2048, 512), (4096, 1024)]
 # What every night this check plays keeps to (tests/test_workshop.py verifies it), in tokens as the
 # stand-in counts a request: the summary message and the question message include their framing.
-SCRIPT_PROMISES = {
-    "summary_message": 300,
-    "question_message": 170,
-    "exchange_min": 19,
-    "exchange_max": 170,
-}
+SCRIPT_PROMISES = {"summary_message": 300, "question_message": 170, "exchange_min": 19, "exchange_max": 170}
 MIN_USE = 0.5
 BUDGET = Budget(per_call=20, per_check=180)  # the notebook states it: room for an answer that simulates a night
 PLANNED = [
@@ -45,12 +37,10 @@ LARGEST = "".join(CRAFT_ERRANDS[i % 3] for i in range(10))  # ten routine errand
 
 
 def perform(policy: MemoryPolicy, night: Night | None) -> tuple[list, int, str | None]:
-    """Play ``night`` (or, for None, the worst case for ``policy``) to the three-tier agent: every
-    request the stand-in received, how many folds there were, and the error that ended it, if any.
-
-    The worst case: an unseen evening that fills the summary; then the shortest exchanges until the
-    window is as full as it gets before a fold; then the largest exchanges, one more than
-    ``window_size``; then the morning report."""
+    """Play ``night`` (None: the worst case for ``policy``) to the three-tier agent: the stand-in's requests,
+    the number of folds, and the error that ended it. The worst case: an unseen evening that fills the
+    summary, the shortest exchanges until the window is as full as it gets before a fold, the largest
+    exchanges (one more than ``window_size``), the morning report."""
     standin = StandInModel(context_limit=10**6)  # every request is played; the check compares the sizes
     memory = ConversationMemory(MISSION, policy, count_text_tokens, ThreeLineSummarizer())
     agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())

@@ -51,27 +51,14 @@ KIND_WORDS = {"delivery": "追加の荷", "shutter": "鎧戸", "drunk": "酔っ�
 FOREIGN_NAMES = ["ハーロウ", "フェリックス"]  # the story's own senders: never on a generated night
 
 
-def unseen_night(
-    seed: int,
-    *,
-    kinds: tuple[str, ...] = KINDS,
-    errands_per_hour: int = 2,
-    handovers: int = 3,
-    incident_hours: tuple[int, ...] = (22, 23, 0, 1, 2),
-    extra_turns: dict[str, str] | None = None,
-) -> Night:
-    """A night from dusk to 06:00 with the incidents ``kinds``, each at a seeded time.
-
-    ``extra_turns`` adds turns at given clock times (e.g. one very long exchange)."""
+def unseen_night(seed: int, *, kinds: tuple[str, ...] = KINDS, errands_per_hour: int = 2, handovers: int = 3,
+                 incident_hours: tuple[int, ...] = (22, 23, 0, 1, 2)) -> Night:
+    """A night from dusk to 06:00 with the incidents ``kinds``, each at a seeded time."""
     rng = random.Random(seed)
-    turns = [
-        Turn(clock=f"18:{5 * i:02d}", text=text)
-        for i, text in enumerate([*rng.sample(HANDOVERS, handovers), CRAFT_NOTE])
-    ]
-    extras: dict[str, str] = dict(extra_turns or {})
+    turns = [Turn(clock=f"18:{5 * i:02d}", text=text) for i, text in enumerate([*rng.sample(HANDOVERS, handovers), CRAFT_NOTE])]
+    extras: dict[str, str] = {}
     incidents: list[Incident] = []
-    watchman_test_clock = None
-    sender = rng.choice(SENDERS)
+    watchman_test_clock, sender = None, rng.choice(SENDERS)
     for kind in kinds:
         clock = free_clock(rng, incident_hours, extras)
         if kind == "delivery":
@@ -102,13 +89,8 @@ def unseen_night(
             errand += 1
         hour_turns += [Turn(clock=c, text=t) for c, t in extras.items() if c.startswith(f"{hour:02d}:")]
         turns += sorted(hour_turns, key=lambda turn: turn.clock)
-    turns.append(morning_report_call())
-    return Night(
-        name=f"初見の夜（{seed}番）",
-        turns=turns,
-        incidents=incidents,
-        watchman_test_clock=watchman_test_clock,
-    )
+    return Night(name=f"初見の夜（{seed}番）", turns=[*turns, morning_report_call()], incidents=incidents,
+                 watchman_test_clock=watchman_test_clock)
 
 
 def free_clock(rng: random.Random, hours: tuple[int, ...], taken: dict[str, str]) -> str:
@@ -121,22 +103,15 @@ def free_clock(rng: random.Random, hours: tuple[int, ...], taken: dict[str, str]
 
 def absent_words(night: Night) -> list[str]:
     """Words that must not appear in this night's morning report: incidents it did not have."""
-    present = {incident.label for incident in night.incidents}
-    words = []
-    for kind in KINDS:
-        if not any(KIND_LABELS[kind] in label for label in present):
-            words.append(KIND_WORDS[kind])
+    labels = " ".join(incident.label for incident in night.incidents)
     facts = {fact for incident in night.incidents for fact in incident.key_facts}
-    words += [name for name in SENDERS + FOREIGN_NAMES if name not in facts]
-    return words
+    return [KIND_WORDS[kind] for kind in KINDS if KIND_LABELS[kind] not in labels] + [
+        name for name in SENDERS + FOREIGN_NAMES if name not in facts]
 
 
 def turn_of(night: Night, incident: Incident) -> int | None:
     """The 1-based number of the turn that tells ``incident`` (states all its key facts)."""
-    for number, turn in enumerate(night.turns, start=1):
-        if all(fact in turn.text for fact in incident.key_facts):
-            return number
-    return None
+    return next((n for n, turn in enumerate(night.turns, start=1) if all(f in turn.text for f in incident.key_facts)), None)
 
 
 def facts_text(incident: Incident) -> str:
@@ -145,6 +120,8 @@ def facts_text(incident: Incident) -> str:
 
 @dataclass
 class NightLog:
+    """One night as played: every call, in order, up to the first failure."""
+
     night: Night
     calls: list[Call] = field(default_factory=list)
 
@@ -173,26 +150,18 @@ def describe_any_failure(exc: Exception) -> str:
     """Any exception ends a participant's night, kept as evidence (their code runs inside the agent)."""
     if isinstance(exc, openai.APIStatusError):
         return f"代役に拒まれました（{exc.status_code} {exc.code}）"
-    if isinstance(exc, ParticipantError):
-        return str(exc)
-    return f"例外で止まりました: {describe_error(exc)}"
+    return str(exc) if isinstance(exc, ParticipantError) else f"例外で止まりました: {describe_error(exc)}"
 
 
-def play_night(
-    agent, night: Night, standin: StandInModel, before_turn: Callable[[int], None] | None = None
-) -> NightLog:
-    """Play ``night`` to ``agent``; stop at the first refusal or exception and record it.
-
-    Prompt tokens are the stand-in's own record of what it received, refused calls included."""
-    log = NightLog(night)
-    seen = len(standin.requests)
+def play_night(agent, night: Night, standin: StandInModel, before_turn: Callable[[int], None] | None = None) -> NightLog:
+    """Play ``night`` to ``agent``; stop at the first refusal or exception and record it. Prompt tokens
+    and messages are the stand-in's own record of what it received, refused calls included."""
+    log, seen = NightLog(night), len(standin.requests)
     for call in play(agent, night, describe_any_failure, before_turn):
-        sent = standin.requests[seen:]
+        if len(standin.requests) > seen:
+            call.recorded = standin.requests[-1]
+            call.messages, call.prompt_tokens = [dict(m) for m in call.recorded.messages], call.recorded.prompt_tokens
         seen = len(standin.requests)
-        if sent:
-            call.messages = [dict(m) for m in sent[-1].messages]
-            call.prompt_tokens = sent[-1].prompt_tokens
-            call.recorded = sent[-1]
         log.calls.append(call)
     return log
 
@@ -210,6 +179,5 @@ def places_text(places: list[str]) -> str:
 
 def reported(log: NightLog) -> tuple[list[str], list[str]]:
     """The night's incident labels found in the morning report, and those missing from it."""
-    found = [i.label for i in log.night.incidents if i.stated_in(log.morning_report)]
-    missing = [i.label for i in log.night.incidents if not i.stated_in(log.morning_report)]
-    return found, missing
+    stated = {i.label: i.stated_in(log.morning_report) for i in log.night.incidents}
+    return [label for label, ok in stated.items() if ok], [label for label, ok in stated.items() if not ok]
