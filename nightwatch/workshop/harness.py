@@ -21,6 +21,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -118,16 +119,18 @@ def run_guarded(exercise: str, budget: Budget, judge: Callable[[Harness], CheckR
         return CheckReport(exercise, report.status, report.items, report.message,
                            (*report.notes, "この環境では時間制限が使えないため、制限なしで実行しました。"))
     reader, writer = multiprocessing.Pipe(duplex=False)
-    pid = os.fork()
-    if pid == 0:  # the child: judge, send the report, and leave without running the notebook's exit hooks
+    with warnings.catch_warnings():  # Python 3.12+ warns about fork in a process with threads (a kernel has
+        warnings.simplefilter("ignore", DeprecationWarning)  # some); the child touches none of their locks
+        pid = os.fork()
+    if pid == 0:  # the child: judge, send the report, leave without the notebook's exit hooks
         try:
             reader.close()
             writer.send(("report", judge(Harness(writer.send))))
         finally:
             os._exit(0)
     writer.close()
-    started = time.monotonic()
-    label, since = None, started
+    started = since = time.monotonic()
+    label = None
     try:
         while True:
             call_ends = since + budget.per_call if label is not None else float("inf")
