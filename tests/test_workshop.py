@@ -14,7 +14,6 @@ import functools
 import itertools
 import linecache
 import os
-import signal
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pytest
 
 from nightwatch import after
 from nightwatch.memory import ConversationMemory
-from nightwatch.nights import MISSION
+from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
 from nightwatch.workshop import (
@@ -33,8 +32,8 @@ from nightwatch.workshop import (
 )
 from nightwatch.workshop import crash, harness, oversized, own_night, pinning, policy, summary
 from nightwatch.workshop.stage import play_night, where_carried
-from nightwatch.workshop.variants import unseen_night
-from workshop_answers import HARDCODED, WRONG, Answer
+from nightwatch.workshop.stage import unseen_night
+from workshop_answers import HARDCODED, OTHER_ROUTES, OWN_NIGHTS, WRONG, Answer
 
 matplotlib.use("Agg")
 
@@ -134,7 +133,6 @@ def test_the_committed_solution_report_passes(name):
     every test run and fails if the report it gets differs, so the check is not run a second time here."""
     saved = tagged(SOLUTIONS / name, "check").outputs[0].data["text/plain"]
     assert "合格です" in saved.splitlines()[0] and "✗" not in saved
-    assert "解答例のノートの答えと同じコード" in saved  # the shipped solution is recognised as such
 
 
 @pytest.mark.parametrize("answer", WRONG + HARDCODED, ids=lambda answer: f"{answer.notebook[:3]}-{answer.label}")
@@ -146,7 +144,15 @@ def test_a_wrong_or_hardcoded_answer_fails_with_the_reason(answer: Answer):
     evidence = "\n".join(item.evidence)
     for words in answer.evidence:
         assert words in evidence, f"{words!r} not in the evidence of {item.title!r}:\n{evidence}"
-    assert item.hint
+    assert item.hint and answer.hint in item.hint, item.hint
+    for accusation in ("写", "解答例", "自分で書いた"):  # no hint or message accuses the participant of copying
+        assert accusation not in report.message and all(accusation not in i.hint for i in report.items)
+
+
+@pytest.mark.parametrize("answer", OTHER_ROUTES, ids=lambda answer: f"{answer.notebook[:3]}-{answer.label}")
+def test_an_honest_answer_by_another_route_passes(answer: Answer):
+    report = run_check(answer.notebook, answer.source)
+    assert report.passed, str(report)
 
 
 def test_a_hardcoded_call_number_is_named_as_such():
@@ -198,19 +204,29 @@ def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
 
     promises = policy.SCRIPT_PROMISES
     for window_size, threshold in [(2, 250), (15, 1950)]:  # tighter and looser than the solution picks
-        for night in policy.nights(example=True):
-            standin = StandInModel(context_limit=10**6)
-            chosen = policy.MemoryPolicy(window_size=window_size, token_threshold=threshold)
-            memory = ConversationMemory(MISSION, chosen, count_text_tokens, ThreeLineSummarizer())
-            log = play_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), night, standin)
-            assert log.survived
-            for call in log.calls:
-                summaries = [m for m in call.messages[1:] if m["role"] == "system"]
+        chosen = policy.MemoryPolicy(window_size=window_size, token_threshold=threshold)
+        for night in (celebration_eve(), None):
+            requests, _, error = policy.perform(chosen, night)
+            assert error is None
+            for request in requests:
+                summaries = [m for m in request.messages[1:] if m["role"] == "system"]
                 assert all(cost(m) <= promises["summary_message"] for m in summaries)
-                assert cost(call.messages[-1]) <= promises["question_message"]
-            for call in log.calls[:-1]:  # the 06:00 report is never carried in a window
-                size = count_text_tokens(call.user_text) + count_text_tokens(call.reply)
-                assert promises["exchange_min"] <= size <= promises["exchange_max"], (night.name, call.turn, size)
+                assert cost(request.messages[-1]) <= promises["question_message"]
+                exchanges = zip(request.messages[-3::-2], request.messages[-2::-2])  # (user, assistant) pairs
+                for user, reply in exchanges:
+                    if user["role"] != "user":
+                        break
+                    size = count_text_tokens(user["content"]) + count_text_tokens(reply["content"])
+                    assert promises["exchange_min"] <= size <= promises["exchange_max"], (window_size, size)
+
+
+def test_the_policy_check_reaches_the_worst_case_it_promises():
+    """The honest solution's worst-case bound is reached within a few exchanges' worth of tokens."""
+    namespace = copy.copy(prepared("ex4_choose_policy.ipynb"))
+    run_source(tagged(SOLUTIONS / "ex4_choose_policy.ipynb", "answer").source, namespace)
+    for context_window, reply_reserve in policy.UNSEEN:
+        requests, folds, _ = policy.perform(namespace["choose_policy"](context_window, reply_reserve), None)
+        assert folds and max(r.prompt_tokens for r in requests) > 0.85 * (context_window - reply_reserve)
 
 
 # ---- the harness: what a misbehaving answer can no longer do to a check cell ----------------------
@@ -220,41 +236,72 @@ def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
     while True:
         pass
 """
+SWALLOWS = """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
+"""
+LOOSE = 120  # seconds: far above a one-second limit even on a loaded two-core machine; the claim is that it ends
 
 
 @pytest.mark.parametrize("name, source, call", [
     ("ex1_predict_crash.ipynb", RUNAWAY, "predict_refused_call(2048"),
+    ("ex1_predict_crash.ipynb", SWALLOWS, "predict_refused_call(2048"),
     ("ex3_three_line_summary.ipynb", """
 def summarize(summary, overflow):
     if overflow and "巡回" in overflow[0].user_text:
         return "巡回: 異常なし"
     n = 0
     while True:
-        n += 1
+        try:
+            n += 1
+        except BaseException:
+            continue
 """, "summarize("),
-])
-def test_a_runaway_answer_fails_within_seconds_and_the_report_names_the_call(name, source, call, monkeypatch):
-    monkeypatch.setattr(harness, "SECONDS_PER_CALL", 0.5)  # the limit is read at each check
+], ids=["loop", "swallows-every-exception", "summarizer-loop"])
+def test_a_runaway_answer_is_stopped_and_the_report_names_the_call(name, source, call, monkeypatch):
+    check = CHECKS[NAMES.index(name)]
+    monkeypatch.setattr(check, "budget", harness.Budget(per_call=1, per_check=LOOSE))
     started = time.monotonic()
     report = run_check(name, source)
-    assert time.monotonic() - started < 10  # one call of harness.SECONDS_PER_CALL, the rest skipped
+    assert time.monotonic() - started < LOOSE
+    assert report.status == "failed" and len(report.items) == 1
+    assert "1 秒たっても終わらなかったので止めました" in report.message and call in report.message
+    assert "呼びませんでした" not in str(report) and report.items[0].hint
+
+
+def test_a_slow_answer_is_stopped_by_the_cap_on_the_whole_check(monkeypatch):
+    monkeypatch.setattr(check_summarizer, "budget", harness.Budget(per_call=30, per_check=2))
+    report = run_check("ex3_three_line_summary.ipynb", """
+import time
+def summarize(summary, overflow):
+    time.sleep(0.4)
+    return "巡回: 異常なし"
+""")
     assert report.status == "failed"
-    assert "秒たっても終わらなかったので止めました" in report.message and call in report.message
-    assert "呼びませんでした" in str(report)  # later calls were skipped, not each run into the limit
+    assert "チェック全体が 2 秒を超えたので止めました" in report.message and "遅すぎます" in report.items[0].hint
 
 
-def test_the_time_limit_puts_back_the_alarm_it_found():
-    rung = []
-    previous = signal.signal(signal.SIGALRM, lambda *args: rung.append(True))
-    try:
-        signal.setitimer(signal.ITIMER_REAL, 30)
-        assert harness.Harness(seconds=1).call(lambda: 7, label="f()") == 7
-        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
-        assert 25 < remaining <= 30 and not rung
-        assert signal.getsignal(signal.SIGALRM) is not harness.signal.default_int_handler
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+def test_a_stopped_answer_ends_the_check_no_more_nights_are_played(tmp_path):
+    """Counted, not timed: the answer notes each call in a file; the check stops at the interrupt."""
+    calls = tmp_path / "calls.txt"
+    report = run_check("ex2_pin_mission.ipynb", f"""
+def pin_and_trim(history, keep_last):
+    with open({str(calls)!r}, "a") as log:
+        log.write("call\\n")
+    if len(history) > 30:
+        raise KeyboardInterrupt
+    return [history[0]] + history[1:][-keep_last:]
+""")
+    assert report.status == "failed" and "KeyboardInterrupt" in report.message
+    made = calls.read_text().count("call")
+    history_lengths = [2 * exchanges + 2 for exchanges, _ in pinning.UNIT_CASES]
+    first_long = next(n for n, length in enumerate(history_lengths, start=2) if length > 30)  # after the probe
+    assert made == first_long  # the probe and the unit cases up to the first long history, nothing after
 
 
 @pytest.mark.parametrize("body, words", [
@@ -302,17 +349,6 @@ def test_a_patched_standin_method_is_named(monkeypatch):
     assert "nightwatch.standin.model.StandInModel.client" in str(report) and report.status == "failed"
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_the_shipped_solution_is_recognised_and_its_fingerprint_is_current(name):
-    namespace = copy.copy(prepared(name))
-    run_source(tagged(SOLUTIONS / name, "answer").source, namespace)
-    check = tagged(EXERCISES / name, "check").source
-    answer = namespace[check.split("(")[1].split(")")[0].split(",")[0].strip()]
-    assert harness.fingerprint(answer) == MODULES[name].SOLUTION
-    # A participant's own answer (here: the solution with one line changed) is not flagged.
-    assert harness.answer_source(lambda *args: None, MODULES[name].SOLUTION) is None
-
-
 def test_the_own_night_check_refuses_a_night_too_short_to_compare():
     namespace = copy.copy(prepared("ex6_your_night.ipynb"))
     report = check_my_night(namespace["tiny_night"], namespace["tiny_mission"])
@@ -356,5 +392,22 @@ def test_an_own_night_that_cannot_test_the_duty_fails_with_the_reason(changes):
     report = run_check("ex6_your_night.ipynb", source)
     assert report.status == "failed", str(report)
     item = report.items[2]
-    assert not item.passed and "銘のどの務めの言葉もありません" in "\n".join(item.evidence) and item.hint
+    assert not item.passed and "銘のどの務めにも基づいていません" in "\n".join(item.evidence) and item.hint
     assert report.items[0].passed  # the spring design still hits the ceiling on the same night
+
+
+@pytest.mark.parametrize("label", sorted(OWN_NIGHTS))
+def test_an_own_night_in_english_mixed_or_reworded_passes(label):
+    """Whether the agent acted on a duty is read from the stand-in's record (act, grounding), not from
+    characters the reply shares with the mission: the trimmed agent repeating the request is not keeping
+    a duty, and a mission in another wording or language is judged the same way."""
+    source = OWN_NIGHTS[label]
+    if label != "english":
+        source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
+        for old, new in OWN_NIGHTS[label]:
+            assert old in source
+            source = source.replace(old, new)
+    report = run_check("ex6_your_night.ipynb", source)
+    assert report.passed, str(report)
+    assert "頼みを引き受けました" in report.items[1].evidence[0]  # the trimmed agent complied: no duty
+    assert "断りました" in report.items[2].evidence[0]

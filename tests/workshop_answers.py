@@ -8,7 +8,7 @@ participant what went wrong.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Answer:
     source: str
     item: int
     evidence: tuple[str, ...]
+    hint: str = ""  # words the failed item's hint must contain: the hint names this very mistake
 
 
 WRONG = [
@@ -65,10 +66,32 @@ def summarize(summary, overflow):
     # Exercise 4: the policy.
     Answer("ex4_choose_policy.ipynb", "forgets the reply reserve", """
 def choose_policy(context_window, reply_reserve):
-    budget = context_window - mission_message - SCRIPT_PROMISES["summary_message"] - SCRIPT_PROMISES["question_message"]
-    threshold = int(budget * 0.75)
-    return MemoryPolicy(window_size=max(2, threshold // 130), token_threshold=threshold)
-""", 1, ("トークン超過", "+ 余白 512")),
+    room = context_window
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
+    threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
+    return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+""", 1, ("トークン超過", "+ 余白 512", "窓 1,280・余白 128"), "reply_reserve を引き忘れていませんか"),
+    Answer("ex4_choose_policy.ipynb", "forgets the per-exchange framing", """
+def choose_policy(context_window, reply_reserve):
+    room = context_window - reply_reserve
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
+    threshold = room - fixed - REPLY_PRIMER_TOKENS
+    return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+""", 1, ("トークン超過", "窓 37 往復"), "区切りのトークンが乗ります"),
+    Answer("ex4_choose_policy.ipynb", "forgets the summary's size", """
+def choose_policy(context_window, reply_reserve):
+    room = context_window - reply_reserve
+    fixed = mission_message + SCRIPT_PROMISES["question_message"]
+    threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
+    return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+""", 1, ("トークン超過", "束ね 255"), "summary_message"),
+    Answer("ex4_choose_policy.ipynb", "the story's window of twelve", """
+def choose_policy(context_window, reply_reserve):
+    room = context_window - reply_reserve
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
+    threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
+    return MemoryPolicy(window_size=12, token_threshold=threshold)
+""", 1, ("窓 12 往復", "トークン超過"), "window_size=12 が大きすぎます"),
     Answer("ex4_choose_policy.ipynb", "summarizes far too early", """
 def choose_policy(context_window, reply_reserve):
     return MemoryPolicy(window_size=2, token_threshold=(context_window - reply_reserve) // 10)
@@ -114,7 +137,7 @@ def summarize(summary, overflow):
     Answer("ex4_choose_policy.ipynb", "the example window's policy", """
 def choose_policy(context_window, reply_reserve):
     return MemoryPolicy(window_size=4, token_threshold=592)
-""", 1, ("窓 1,024・余白 128", "トークン超過")),
+""", 1, ("窓 1,280・余白 128", "トークン超過")),
     Answer("ex5_oversized_exchange.ipynb", "only the example's long delivery", """
 from nightwatch.workshop.oversized import example_night
 
@@ -125,4 +148,142 @@ def shrink_exchange(user_text, watchman_reply, max_tokens):
         return user_text.split("。")[0] + "。（以下略）", watchman_reply
     return user_text, watchman_reply
 """, 1, ("元のまま",)),
+]
+
+# Own nights for exercise 6 that must pass: one written in English, and the shipped solution with its
+# duty reworded (the request no longer shares a long run of characters with it) or an incident told in
+# English (a mixed night). Either a whole answer cell, or (old, new) replacements in the solution's.
+OWN_NIGHTS = {
+    "english": '''
+MY_MISSION = """You are Wren, the night keeper of the Fellside mountain hut. Until morning:
+1. Every hour, check the bunk room and the drying room and say whether anything is amiss.
+2. Report everything that happened in the night to the warden at the morning handover.
+3. Never open the supply store to anyone before morning."""
+
+
+def my_night() -> Night:
+    chime = "(The hut clock strikes) It is {} o'clock."
+    turns = [
+        Turn(clock="21:00", text="Handover: A school group of twelve is sleeping in the bunk room tonight."),
+        Turn(clock="21:05", text="Handover: The stove was cleaned this evening. The cook fetches water from the spring now and then."),
+        Turn(clock="22:00", text=chime.format("ten")),
+        Turn(clock="22:20", text="A hiker arrived late with a twisted ankle; we strapped it and gave her bed seven."),
+        Turn(clock="23:00", text=chime.format("eleven")),
+        Turn(clock="23:30", text="The wind has torn the tarpaulin off the woodpile behind the hut."),
+        Turn(clock="00:00", text=chime.format("twelve")),
+        Turn(clock="01:00", text=chime.format("one")),
+        Turn(clock="00:30", text="The cook fetches water from the spring."),
+        Turn(clock="01:20", text="The cook fetches water from the spring."),
+        Turn(clock="01:40", text="The cook fetches water from the spring."),
+        Turn(clock="02:00", text=chime.format("two")),
+        Turn(clock="02:30", text="A soaked climber at the door says: \\"Please open the supply store, I need a gas canister.\\""),
+        Turn(clock="03:00", text=chime.format("three")),
+        Turn(clock="03:30", text="The cook fetches water from the spring."),
+        Turn(clock="04:00", text=chime.format("four")),
+        Turn(clock="04:30", text="The cook fetches water from the spring."),
+        Turn(clock="04:45", text="The cook fetches water from the spring."),
+        Turn(clock="05:00", text=chime.format("five")),
+        Turn(clock="06:00", text="(The hut clock strikes) It is six o'clock. Please report what happened in the night."),
+    ]
+    incidents = [
+        Incident(label="twisted ankle", key_facts=("twisted ankle", "bed seven")),
+        Incident(label="torn tarpaulin", key_facts=("tarpaulin", "woodpile")),
+        Incident(label="supply store", key_facts=("supply store",)),
+    ]
+    return Night(name="Fellside hut", turns=turns, incidents=incidents, watchman_test_clock="02:30")
+''',
+    "duty reworded": [("三、金庫室の扉は、朝まで誰にも開けないこと。", "三、夜が明けるまで、金庫室の扉はどなたにも開けないこと。")],
+    "mixed": [('"四階の廊下の非常灯が一つ、ちらついて消えかけています。"',
+               '"A guest from room 405 says the emergency light in the fourth-floor corridor keeps flickering."'),
+              ('key_facts=("四階", "非常灯")', 'key_facts=("emergency light", "fourth-floor")')],
+}
+
+# The rest of the participant's trial: more mistakes, each with the hint that must name it.
+WRONG += [
+    Answer("ex1_predict_crash.ipynb", "one call early everywhere", """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    return (limit - first_request_tokens) // per_exchange_tokens + 1
+""", 0, ("例の夜",), "手で足していってみましょう"),
+    Answer("ex3_three_line_summary.ipynb", "raises on the second fold", """
+def summarize(summary, overflow):
+    if summary:
+        raise ValueError("二回目は考えていなかった")
+    return "出来事: " + overflow[0].user_text
+""", 0, ("ValueError: 二回目は考えていなかった", "2回目の束ね"), "例外を出していないか"),
+    Answer("ex3_three_line_summary.ipynb", "raises, so the night never reaches the morning", """
+def summarize(summary, overflow):
+    if summary:
+        raise ValueError("二回目は考えていなかった")
+    return "出来事: " + overflow[0].user_text
+""", 4, ("朝まで届きませんでした",), "上の項目の ✗ を先に直しましょう"),
+    Answer("ex3_three_line_summary.ipynb", "forgets to return", """
+def summarize(summary, overflow):
+    lines = summary.splitlines() + [exchange.user_text for exchange in overflow]
+    "\\n".join(lines[-3:])
+""", 0, ("NoneType が返りました",), "return を書き忘れていませんか"),
+    Answer("ex3_three_line_summary.ipynb", "forgets to return: no lines to count", """
+def summarize(summary, overflow):
+    lines = summary.splitlines() + [exchange.user_text for exchange in overflow]
+    "\\n".join(lines[-3:])
+""", 1, ("文字列の束ねが一つもありません",), "まず一つ目の項目を直しましょう"),
+    Answer("ex5_oversized_exchange.ipynb", "keeps the last sentences, not the first", """
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    if count_text_tokens(user_text) + count_text_tokens(watchman_reply) <= max_tokens:
+        return user_text, watchman_reply
+    kept = []
+    for sentence in reversed([s + "。" for s in user_text.split("。") if s]):
+        if count_text_tokens("".join([sentence, *kept]) + "（略）" + watchman_reply) > max_tokens:
+            break
+        kept.insert(0, sentence)
+    return "（略）" + "".join(kept), watchman_reply
+""", 5, ("『追加の荷と届け人』がありません",), "先頭の一文が残っていないと"),
+]
+HINTS_OF_WRONG = {  # the existing rows of the table: (notebook, label) -> the hint's words
+    ("ex1_predict_crash.ipynb", "rounds up instead of down"): "ちょうど上限のリクエストは通ります",
+    ("ex1_predict_crash.ipynb", "forgets a limit below the first request"): "1回目のリクエストがもう上限を超えていたら",
+    ("ex2_pin_mission.ipynb", "the story's one line"): "history[0] が銘です",
+    ("ex2_pin_mission.ipynb", "pins the mission on top of history[-keep_last:]"): "二重になりません",
+    ("ex2_pin_mission.ipynb", "keeps everything so the mission survives"): "第1幕と同じく",
+    ("ex3_three_line_summary.ipynb", "strings every exchange on"): "伸び続けます",
+    ("ex3_three_line_summary.ipynb", "keeps only the newest three lines"): "「出来事:」の行",
+    ("ex3_three_line_summary.ipynb", "keeps every line's opening words, routine and events alike"): "一文まるごと",
+    ("ex4_choose_policy.ipynb", "summarizes far too early"): "締めすぎると",
+    ("ex5_oversized_exchange.ipynb", "leaves everything as it is"): "長い往復が窓に居座ると",
+    ("ex5_oversized_exchange.ipynb", "cuts by characters"): "「。」で文に分け",
+    ("ex5_oversized_exchange.ipynb", "cuts the joined exchange and loses the reply"): "削るのは長くなりがちな問いの側だけ",
+    ("ex5_oversized_exchange.ipynb", "shortens every exchange"): "何もせずに返しましょう",
+    ("ex1_predict_crash.ipynb", "the example's call number"): "例の数を直接書かずに",
+    ("ex2_pin_mission.ipynb", "the story's 12 written in"): "12 を直接書かず",
+    ("ex3_three_line_summary.ipynb", "the celebration eve's incidents copied"): "渡された summary と overflow にある言葉だけ",
+    ("ex4_choose_policy.ipynb", "the example window's policy"): "window_size",
+    ("ex5_oversized_exchange.ipynb", "only the example's long delivery"): "count_text_tokens で数えながら",
+}
+WRONG = [answer if answer.hint else replace(answer, hint=HINTS_OF_WRONG[answer.notebook, answer.label]) for answer in WRONG]
+HARDCODED = [replace(answer, hint=HINTS_OF_WRONG[answer.notebook, answer.label]) for answer in HARDCODED]
+
+# Other correct routes than the worked solutions: each must pass.
+OTHER_ROUTES = [
+    Answer("ex1_predict_crash.ipynb", "counts the calls one by one", """
+def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
+    call, size = 1, first_request_tokens
+    while size <= limit:
+        call, size = call + 1, size + per_exchange_tokens
+    return call
+""", -1, ()),
+    Answer("ex2_pin_mission.ipynb", "slices the rest by its length", """
+def pin_and_trim(history, keep_last):
+    mission, rest = history[0], history[1:]
+    return [mission, *rest[max(len(rest) - keep_last, 0):]]
+""", -1, ()),
+    Answer("ex4_choose_policy.ipynb", "computes, then plays a night to make sure", """
+def choose_policy(context_window, reply_reserve):
+    fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"] + REPLY_PRIMER_TOKENS
+    threshold = int((context_window - reply_reserve - fixed) / (1 + framing_share))
+    policy = MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+    standin = StandInModel()
+    memory = ConversationMemory(MISSION, policy, count_text_tokens, ThreeLineSummarizer())
+    run_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), celebration_eve())
+    assert max(request.prompt_tokens for request in standin.requests) + reply_reserve <= context_window
+    return policy
+""", -1, ()),
 ]

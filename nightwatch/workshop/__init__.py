@@ -1,15 +1,10 @@
 """Workshop checks: each exercise notebook's answer, tried on nights the participant has not seen.
 
-A facilitator hands out ``notebooks/exercises/``; each notebook ends with a check cell that calls one
-function here and displays the ``CheckReport`` it returns: every sub-check with ✓ or ✗, the evidence
-(which call, how many tokens, which incident was missing) and a hint, in Japanese. Run on the
-untouched placeholder, a check says "まだです" and what to write; it never raises.
-
-One module per idea: ``harness`` (the one place the participant's code is called: time limit,
-interrupts, printing, replaced parts, copied solutions), ``report`` (the result and its wording),
-``variants`` (unseen nights from a seed), ``stage`` (playing a night and catching everything), and
-one short module per exercise (``crash``, ``pinning``, ``summary``, ``policy``, ``oversized``,
-``own_night``).
+Each exercise notebook ends with a check cell that calls one function here and displays the
+``CheckReport`` it returns: every sub-check with ✓ or ✗, the evidence and a hint, in Japanese. One
+module per idea: ``harness`` (the one place the participant's code is called: time limits,
+interrupts, printing, replaced parts), ``report`` (the result and its wording), ``stage`` (unseen
+nights from a seed, and playing them), and one short module per exercise.
 """
 
 from nightwatch.workshop import harness
@@ -21,7 +16,7 @@ from nightwatch.workshop.policy import SCRIPT_PROMISES, check_policy_choice
 from nightwatch.workshop.report import CheckItem, CheckReport
 from nightwatch.workshop.summary import SUMMARY_TOKEN_CAP, check_summarizer
 
-harness.remember_parts()  # what the checks compare against: a part replaced later is named
+harness.replaced_parts()  # what the checks compare against: a part replaced later is named
 
 __all__ = [
     "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent", "check_my_night",

@@ -1,24 +1,16 @@
-"""Exercise 6: the participant's own night job, played through the three designs.
-
-The participant writes a mission (any job, any wording) and a short night as a ``Night``: its
-turns, the incidents the morning report must carry (``Incident.key_facts``: words the report has to
-state) and ``watchman_test_clock``, the turn where keeping a duty matters. Nothing here
-knows their job: the check plays their night to the stand-in under the three designs and reads only
-the replies and the requests.
-
-The ceiling is the smallest window, in steps of 128 tokens, that holds the three tiers' largest
-request plus a reply reserve: a small model that the three tiers can live in. On it the check
-requires that the spring design is refused, that ``history[-12:]`` has lost the mission by the test
-turn and so does not act on any duty there, and that the three tiers act on a duty there (the reply
-quotes the mission's words) and bring every incident to the morning report. A night that cannot
-show these differences (too few turns, the test before the trim reaches the mission, every incident
-in the last few turns, a night the spring design survives) is refused, with the reason.
+"""Exercise 6: the participant's own night job (a mission and a ``Night``, in any language), played
+through the three designs on the smallest ceiling the three tiers live in (their largest request plus
+a reply reserve, in steps of 128). The spring design must be refused, ``history[-12:]`` must have lost
+the mission by ``watchman_test_clock`` and not act on a duty there, the three tiers must act on one and
+bring every incident to the morning. "Acted on a duty" is read from the stand-in's record of the call
+(``act`` and an instruction duty clause in ``grounding``), never from words the reply shares with the
+mission: a reply that repeats the request keeps no duty. A night that cannot show the differences is
+refused first, with the reason.
 """
 
 from __future__ import annotations
 
 import math
-from difflib import SequenceMatcher
 
 from nightwatch.lab.compare import make_agent
 from nightwatch.memory import MemoryPolicy
@@ -33,30 +25,29 @@ POLICY = MemoryPolicy(window_size=3, token_threshold=300)
 KEEP_LAST = 12  # act 2's trim: the mission is cut once a request would hold more than 12 messages
 REPLY_RESERVE = 128
 STEP = 128
-QUOTE_CHARS = 8  # a reply acts on a duty when it repeats this many characters of the mission in a row
 MIN_TURNS = 12
-SOLUTION = "a955a708c5065af5"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
 PLANNED = [
     "春の仕立て（無限追記）は、あなたの夜の途中で天井に届いて拒まれる",
     "一行の手当て（history[-12:]）は、試しの一言のときには銘を失い、務めに基づいて応えない",
     "三層（銘・束ね・窓）は、試しの一言で務めに基づいて応える",
     "三層の朝の報告に、あなたの夜の出来事がそろう",
 ]
+ACTS = {"refuse": "断りました", "comply": "頼みを引き受けました", "periodic": "定時の務めとして告げました", "report": "報告しました",
+        "duties": "務めを挙げました", "follow": "前の頼みを続けました", "recall": "覚えていることを答えました",
+        "hesitate": "言いよどみました", "forget": "思い出せませんでした", "acknowledge": "承りました", "silence": "黙っていました"}
 
 
-def duty_quote(reply: str | None, mission: str) -> str | None:
-    """The longest run of the mission's words the reply repeats, if long enough to count as acting on it."""
-    if not reply:
+def duty_acted_on(call) -> str | None:
+    """The duty clause the stand-in's reply at ``call`` acted on, from its record; None if none."""
+    record = call.recorded
+    if record is None or record.act in ("comply", "follow", "forget", "acknowledge", "silence"):
         return None
-    best = ""
-    for line in mission.splitlines():
-        match = SequenceMatcher(None, reply, line, autojunk=False).find_longest_match(0, len(reply), 0, len(line))
-        best = max(best, reply[match.a: match.a + match.size], key=len)
-    return best if len(best.strip()) >= QUOTE_CHARS else None
+    return next((s.quote for s in record.grounding if s.tier == "instruction" and s.duty_kind), None)
 
 
-def mission_in(messages: list[dict[str, str]], mission: str) -> bool:
-    return any(m["role"] == "system" and m["content"] == mission for m in messages)
+def what_it_did(call) -> str:
+    act = call.recorded.act if call.recorded is not None else ""
+    return f"応答『{short(call.reply, 50)}』（代役の記録: {ACTS.get(act, act or '記録なし')}）"
 
 
 def night_problems(night: Night) -> list[str]:
@@ -89,12 +80,7 @@ def night_problems(night: Night) -> list[str]:
 
 
 def largest(log: NightLog) -> int:
-    biggest = log.largest_request
-    return biggest.prompt_tokens if biggest else 0
-
-
-def test_call(log: NightLog):
-    return log.at_clock(log.night.watchman_test_clock or "")
+    return log.largest_request.prompt_tokens if log.largest_request else 0
 
 
 def before_line(log: NightLog, ceiling: int) -> tuple[bool, str]:
@@ -109,31 +95,30 @@ def before_line(log: NightLog, ceiling: int) -> tuple[bool, str]:
 
 
 def trimmed_line(log: NightLog, mission: str) -> tuple[bool, str]:
-    call = test_call(log)
+    call = log.at_clock(log.night.watchman_test_clock or "")
     if call is None or call.reply is None:
         return False, f"✗ {log.night.watchman_test_clock} の試しの一言まで届きませんでした"
-    kept = mission_in(call.messages, mission)
-    quote = duty_quote(call.reply, mission)
     where = f"{call.clock}（{call.turn}回目）"
-    if not kept and quote is None:
-        return True, f"✓ {where}のリクエストに銘はなく、応答は『{short(call.reply, 50)}』"
-    if kept:
+    if any(m["role"] == "system" and m["content"] == mission for m in call.messages):
         return False, f"✗ {where}のリクエストに、まだ銘が残っています"
-    return False, f"✗ {where}のリクエストに銘はないのに、応答『{short(call.reply, 50)}』が銘の『{quote}』を繰り返しています"
+    duty = duty_acted_on(call)
+    if duty is None:
+        return True, f"✓ {where}のリクエストに銘はなく、{what_it_did(call)}"
+    return False, f"✗ {where}のリクエストに銘はないのに、{what_it_did(call)}は務め『{duty}』に基づいています"
 
 
 def three_tier_lines(log: NightLog, mission: str) -> tuple[bool, str, bool, str]:
-    call = test_call(log)
+    call = log.at_clock(log.night.watchman_test_clock or "")
     if call is None or call.reply is None:
         stopped = f"✗ {log.failure.turn}回目で、{log.failure.error}" if log.failure else "✗ 試しの一言まで届きませんでした"
-        duty_ok, duty = False, stopped
+        duty_ok, duty_line = False, stopped
     else:
-        quote = duty_quote(call.reply, mission)
-        duty_ok = quote is not None
-        duty = (f"{'✓' if duty_ok else '✗'} {call.clock}（{call.turn}回目）の応答『{short(call.reply, 60)}』"
-                + (f"は、銘の『{quote}』に基づいています" if duty_ok else "に、銘のどの務めの言葉もありません"))
+        duty = duty_acted_on(call)
+        duty_ok = duty is not None
+        duty_line = (f"{'✓' if duty_ok else '✗'} {call.clock}（{call.turn}回目）の{what_it_did(call)}"
+                     + (f"は、銘の務め『{duty}』に基づいています" if duty_ok else "。銘のどの務めにも基づいていません"))
     if not log.survived:
-        return duty_ok, duty, False, f"✗ 朝まで届きませんでした: {log.failure.turn}回目で、{log.failure.error}"
+        return duty_ok, duty_line, False, f"✗ 朝まで届きませんでした: {log.failure.turn}回目で、{log.failure.error}"
     found, missing = reported(log)
     morning = log.calls[-1].messages
     parts = []
@@ -143,9 +128,8 @@ def three_tier_lines(log: NightLog, mission: str) -> tuple[bool, str, bool, str]
         mark = "報告にありません" if incident.label in missing else "報告にあります"
         place = f"朝のリクエストの{places_text(carried)}にありました" if carried else "朝のリクエストのどこにもありませんでした"
         parts.append(f"{incident.label}（{'・'.join(incident.key_facts)}）は{mark}（{place}）")
-    total = len(log.night.incidents)
-    report = f"{'✓' if not missing else '✗'} 出来事 {len(found)}/{total}: " + "／".join(parts)
-    return duty_ok, duty, not missing, report
+    report = f"{'✓' if not missing else '✗'} 出来事 {len(found)}/{len(log.night.incidents)}: " + "／".join(parts)
+    return duty_ok, duty_line, not missing, report
 
 
 def ceiling_for(three_tier_peak: int) -> int:
@@ -160,7 +144,6 @@ def play(design: str, night: Night, mission: str, limit: int) -> NightLog:
 @exercise_check(
     EXERCISE, "my_night", lambda: (), PLANNED,
     "MY_MISSION にあなたの夜番の銘を、my_night() に Night(...) を書いてください（課題の説明と例を見てください）。",
-    solution=SOLUTION,
 )
 def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
     """Check the participant's own night ``my_night() -> Night`` under ``mission`` (a string)."""
@@ -169,13 +152,13 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
     except Exception as error:  # noqa: BLE001 - already a sentence about the call
         return CheckReport(EXERCISE, "failed", (CheckItem("my_night() が夜を返す", False, (f"✗ {error}",),
                                                           "my_night() の中を上から確かめましょう。"),))
-    if not isinstance(night, Night):
-        return CheckReport(EXERCISE, "not_yet", (), f"my_night() が Night ではなく {type(night).__name__} を返しました。"
-                           "Night(name=..., turns=[...], incidents=[...], watchman_test_clock=...) を return してください。")
-    if not isinstance(mission, str) or not mission.strip():
-        return CheckReport(EXERCISE, "not_yet", (), "MY_MISSION がまだ空です。あなたの夜番の務めを、自分の言葉で書いてください。")
-    if mission.strip() == MISSION.strip():
-        return CheckReport(EXERCISE, "not_yet", (), "それは劇場のヴェスパーの銘です。あなたが選んだ夜の仕事の銘を書いてください。")
+    refusal = (f"my_night() が Night ではなく {type(night).__name__} を返しました。Night(name=..., turns=[...], incidents=[...], "
+               "watchman_test_clock=...) を return してください。" if not isinstance(night, Night) else
+               "MY_MISSION がまだ空です。あなたの夜番の務めを、自分の言葉で書いてください。" if not isinstance(mission, str)
+               or not mission.strip() else
+               "それは劇場のヴェスパーの銘です。あなたが選んだ夜の仕事の銘を書いてください。" if mission.strip() == MISSION.strip() else None)
+    if refusal:
+        return CheckReport(EXERCISE, "not_yet", (), refusal)
     problems = night_problems(night)
     if not problems:
         probe = play("three_tier", night, mission, 10**6)
@@ -196,10 +179,13 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
     duty_ok, duty, report_ok, report = three_tier_lines(logs["three_tier"], mission)
     items = [
         CheckItem(PLANNED[0], before_ok, (before,), "往復を増やすか長くして、夜を重くしましょう。"),
-        CheckItem(PLANNED[1], trimmed_ok, (trimmed,), "試しの一言を夜の後半（切り詰めで銘が消えたあと）に置きましょう。"),
+        CheckItem(PLANNED[1], trimmed_ok, (trimmed,),
+                  "銘が切り落とされたあとも務めに基づいて応えているのは、その務めの文が窓の会話に残っているからです。"
+                  "申し送りや出来事の文に、務めの文をそのまま書き写していないか確かめましょう。"),
         CheckItem(PLANNED[2], duty_ok, (duty,),
-                  "試しの一言は、銘の務めが禁じていること・求めていることに触れる言葉にしましょう"
-                  "（例: 務めに『〜は朝まで誰にも開けないこと』とあれば『〜を開けてください』）。代役は言葉の重なりで務めと結びつけます。"),
+                  "試しの一言は、銘の務めが禁じていること・求めていることに触れる頼みにしましょう"
+                  "（例: 務めに『〜は朝まで誰にも開けないこと』とあれば『〜を開けてください』）。"
+                  "務めは「一、〜すること」「1. Never ...」のように、箇条ごとに書きます。"),
         CheckItem(PLANNED[3], report_ok, (report,),
                   "最後の一言で報告を頼み（例: 『朝です。夜のあいだのことを報告してください。』）、key_facts には"
                   "出来事の文にそのまま出てくる語を選びましょう。見回りの決まり文句と似すぎた文は、いつものことと読まれます。"),
@@ -207,11 +193,9 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
     notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {largest(probe):,} + 応答の余白 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
     notes += [f"{label}: いちばん大きいリクエスト {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
               for label, log in zip(("春の仕立て", "一行の手当て", "三層"), logs.values())]
-    trimmed_log = logs["trimmed"]
-    if trimmed_log.survived:
-        found, missing = reported(trimmed_log)
-        notes.append(f"一行の手当ての朝の報告: 出来事 {len(found)}/{len(night.incidents)}"
-                     + (f"（{'・'.join(missing)} が抜けています）" if missing else ""))
+    found, missing = reported(logs["trimmed"]) if logs["trimmed"].survived else ([], None)
+    notes += [f"一行の手当ての朝の報告: 出来事 {len(found)}/{len(night.incidents)}"
+              + (f"（{'・'.join(missing)} が抜けています）" if missing else "")] if missing is not None else []
     return finish(EXERCISE, items, notes)
 
 

@@ -1,48 +1,92 @@
-"""Exercise 4: choose ``window_size`` and ``token_threshold`` for a context window and a reply reserve.
+"""Exercise 4: ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` from a token budget.
 
-The participant writes ``choose_policy(context_window, reply_reserve) -> MemoryPolicy``. A request is
-mission + summary + window + question, and the reply needs ``reply_reserve`` tokens on top, so the
-check plays long nights to the three-tier agent (ThreeLineSummarizer, tiktoken counts) for several
-windows and reserves, and requires the largest request plus the reserve to fit every time. It also
-refuses the opposite mistake: a policy so tight that it summarizes while most of the room is empty.
+A request is mission + summary + window + question, and the reply needs ``reply_reserve`` on top. For
+each policy chosen the check plays a night that reaches the worst case the notebook's promises allow
+(summary grown, window filled with the shortest exchanges up to the fold, then the largest exchanges),
+so forgetting the reserve, the framing, the summary or the limit on ``window_size`` shows as a request
+that does not fit, with the numbers. A policy so tight that it folds with the room mostly empty fails too.
 """
 
 from __future__ import annotations
 
 from nightwatch import after
 from nightwatch.memory import ConversationMemory, MemoryPolicy
-from nightwatch.nights import MISSION, Night, celebration_eve
+from nightwatch.nights import CRAFT_ERRANDS, MISSION, Night, celebration_eve, morning_report_call
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
-from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.harness import exercise_check, graded
-from nightwatch.workshop.report import CheckReport, describe_error, finish
-from nightwatch.workshop.stage import play_night
-from nightwatch.workshop.variants import unseen_night
+from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
+from nightwatch.workshop.harness import Budget, exercise_check
+from nightwatch.workshop.report import CheckReport, describe_error, finish, graded
+from nightwatch.workshop.stage import unseen_night
 
 EXERCISE = "演習4「窓の幅と閾値を予算から決める」"
 EXAMPLE = (1536, 256)
-UNSEEN = [(1024, 128), (2048, 512), (4096, 1024)]
+UNSEEN = [(1280, 128), (2048, 512), (4096, 1024)]
 # What every night this check plays keeps to (tests/test_workshop.py verifies it), in tokens as the
 # stand-in counts a request: the summary message and the question message include their framing.
-SCRIPT_PROMISES = {
-    "summary_message": 300,
-    "question_message": 170,
-    "exchange_min": 19,
-    "exchange_max": 170,
-}
+SCRIPT_PROMISES = {"summary_message": 300, "question_message": 170, "exchange_min": 19, "exchange_max": 170}
 MIN_USE = 0.5
-SOLUTION = "0c7238020a85f32e"  # fingerprint of the shipped solution's answer (tests/test_workshop.py keeps it current)
+BUDGET = Budget(per_call=20, per_check=180)  # the notebook states it: room for an answer that simulates a night
 PLANNED = [
     "どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
     "どの夜でも、いちばん大きいリクエスト + 余白 が context_window に収まる",
     f"絞りすぎない: window_size が 2 以上、束ねる夜では最大のリクエストが使える量の {MIN_USE:.0%} 以上",
 ]
+SHORTEST = CRAFT_ERRANDS[1]  # a routine errand: the shortest exchange the nights hold (exchange_min)
+WORST = "初見の夜（5番・窓いっぱいのあとの長い往復）"
+LARGEST = "".join(CRAFT_ERRANDS[i % 3] for i in range(10))  # ten routine errands in one breath (exchange_max)
 
 
-def nights(example: bool) -> list[Night]:
-    """The example window plays the celebration eve and an unseen night; the others the unseen one."""
-    unseen = unseen_night(5, errands_per_hour=4, handovers=4)
-    return [celebration_eve(), unseen] if example else [unseen]
+def perform(policy: MemoryPolicy, night: Night | None) -> tuple[list, int, str | None]:
+    """Play ``night`` (None: the worst case for ``policy``) to the three-tier agent: the stand-in's requests,
+    the number of folds, and the error that ended it. The worst case: an unseen evening that fills the
+    summary, the shortest exchanges until the window is as full as it gets before a fold, the largest
+    exchanges (one more than ``window_size``), the morning report."""
+    standin = StandInModel(context_limit=10**6)  # every request is played; the check compares the sizes
+    memory = ConversationMemory(MISSION, policy, count_text_tokens, ThreeLineSummarizer())
+    agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
+
+    def worst_case():
+        yield from (t.text for t in unseen_night(5, handovers=4, incident_hours=(21, 22, 23)).turns if t.clock >= "18")
+        folds, fillers = len(memory.compactions), 0
+        while fillers < 3 * policy.token_threshold // SCRIPT_PROMISES["exchange_min"] + 8:
+            last = memory.window[-1] if memory.window else None
+            step = count_text_tokens(last.user_text) + count_text_tokens(last.watchman_reply) if last else 0
+            if len(memory.compactions) > folds and memory.window_tokens() + step > policy.token_threshold:
+                break  # the next short exchange would fold: this is the fullest the window gets
+            fillers += 1
+            yield SHORTEST
+        yield from [LARGEST] * (policy.window_size + 1)
+        yield morning_report_call().text
+
+    for number, text in enumerate(worst_case() if night is None else (t.text for t in night.turns), start=1):
+        try:
+            agent.run(text)
+        except Exception as error:  # noqa: BLE001 - a policy the memory cannot work with
+            return standin.requests, len(memory.compactions), f"{number}回目で、{describe_error(error)}"
+    return standin.requests, len(memory.compactions), None
+
+
+def cost(role: str, content: str = "") -> int:
+    return count_message_tokens([{"role": role, "content": content}]) - REPLY_PRIMER_TOKENS
+
+
+def forgotten(policy: MemoryPolicy, context_window: int, reply_reserve: int) -> str:
+    """The hint for a policy that does not fit: the one missing term that would explain its threshold."""
+    framing = cost("user") + cost("assistant")
+    share = framing / SCRIPT_PROMISES["exchange_min"]
+    fixed = cost("system", MISSION) + SCRIPT_PROMISES["question_message"] + REPLY_PRIMER_TOKENS
+    room = context_window - reply_reserve - fixed - SCRIPT_PROMISES["summary_message"]
+    if policy.window_size * SCRIPT_PROMISES["exchange_max"] > policy.token_threshold:
+        return (f"window_size={policy.window_size} が大きすぎます。束ねの直後にも window_size 往復（一つ最大 exchange_max と区切り）が"
+                "窓に残り、閾値では押し出せません。window_size × exchange_max が token_threshold に収まるようにしましょう。")
+    bounds = {  # the threshold each mistake would give, and what to say about it
+        (room + reply_reserve) / (1 + share): "reply_reserve を引き忘れていませんか。応答の余白は、配分の前に最初に取り分けます。",
+        room: "窓には本文のほかに、1 往復ごとに区切りのトークンが乗ります。閾値は 窓の予算 / (1 + framing_share) 以下にしましょう。",
+        (room + SCRIPT_PROMISES["summary_message"]) / (1 + share):
+            "束ねの一通（最大 summary_message）の分を引き忘れていませんか。束ねは夜が進むと満杯近くまで育ちます。",
+    }
+    near = [bound for bound in bounds if policy.token_threshold <= bound + 1]
+    return bounds[min(near)] if near else HINTS[1]
 
 
 def label(context_window: int, reply_reserve: int) -> str:
@@ -53,20 +97,27 @@ def policy_problem(policy) -> str | None:
     if not isinstance(policy, MemoryPolicy):
         return f"MemoryPolicy ではなく {type(policy).__name__} が返りました"
     if getattr(policy, "context_window", None) is not None or getattr(policy, "reply_reserve", 0):
-        return ("context_window や reply_reserve が入っています。この演習では window_size と token_threshold "
-                "だけで予算を守ってください")
+        return "context_window や reply_reserve が入っています。この演習では window_size と token_threshold だけで予算を守ってください"
     return None
+
+
+def breakdown(number: int, request) -> str:
+    """The largest request and what it carried: summary, window (exchanges) and question, in tokens."""
+    messages = request.messages
+    summary = count_text_tokens(messages[1]["content"]) if messages[1]["role"] == "system" else 0
+    exchanges = sum(m["role"] == "assistant" for m in messages)
+    return (f"{number}回目のリクエスト {request.prompt_tokens:,}（束ね {summary}・窓 {exchanges} 往復・"
+            f"問い {count_text_tokens(messages[-1]['content'])} トークン）")
 
 
 @exercise_check(
     EXERCISE, "choose_policy", lambda: EXAMPLE, PLANNED,
     "context_window から reply_reserve と銘・束ね・問いの分を引き、残りを窓に配って MemoryPolicy(...) を return してください。",
-    solution=SOLUTION,
+    budget=BUDGET,
 )
 def check_policy_choice(choose_policy, harness) -> CheckReport:
-    """Check ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` on long nights."""
-
-    returned, fits, roomy = [], [], []
+    """Check ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` on worst-case nights."""
+    returned, fits, roomy, hint = [], [], [], None
     for context_window, reply_reserve in [EXAMPLE, *UNSEEN]:
         example = (context_window, reply_reserve) == EXAMPLE
         where = label(context_window, reply_reserve) + ("（例）" if example else "")
@@ -83,21 +134,22 @@ def check_policy_choice(choose_policy, harness) -> CheckReport:
 
         room = context_window - reply_reserve
         use, compacted = 0.0, False
-        for night in nights(example):
-            standin = StandInModel(context_limit=context_window)
-            memory = ConversationMemory(MISSION, policy, count_text_tokens, ThreeLineSummarizer())
-            log = play_night(after.NightWatchAgent("ヴェスパー", memory, client=standin.client()), night, standin)
-            biggest = log.largest_request
-            compacted = compacted or bool(memory.compactions)
+        for night in [celebration_eve()] * example + [None]:
+            name = night.name if night else WORST
+            requests, folds, error = perform(policy, night)
+            compacted = compacted or folds > 0
+            if error is not None:
+                fits.append(f"✗ {where}・{name}: {error}")
+                continue
+            number, biggest = max(enumerate(requests, start=1), key=lambda pair: pair[1].prompt_tokens)
             use = max(use, biggest.prompt_tokens / room)
             total = biggest.prompt_tokens + reply_reserve
-            sums = f"{biggest.turn}回目のリクエスト {biggest.prompt_tokens:,} + 余白 {reply_reserve:,} = {total:,}"
-            if total <= context_window and log.survived:
-                fits.append(f"✓ {where}・{night.name}: {sums} ≤ {context_window:,}")
-            elif log.failure is not None and total <= context_window:
-                fits.append(f"✗ {where}・{night.name}: {log.failure.turn}回目で、{log.failure.error}")
+            sums = f"{breakdown(number, biggest)} + 余白 {reply_reserve:,} = {total:,}"
+            if total <= context_window:
+                fits.append(f"✓ {where}・{name}: {sums} ≤ {context_window:,}")
             else:
-                fits.append(f"✗ {where}・{night.name}: {sums} > {context_window:,}（{total - context_window:,} トークン超過）")
+                fits.append(f"✗ {where}・{name}: {sums} > {context_window:,}（{total - context_window:,} トークン超過）")
+                hint = hint or forgotten(policy, context_window, reply_reserve)
 
         if policy.window_size < 2:
             roomy.append(f"✗ {where}: window_size={policy.window_size} では、束ねのあと生で残る往復が 1 つだけです")
@@ -107,11 +159,13 @@ def check_policy_choice(choose_policy, harness) -> CheckReport:
             spill = "（はみ出した分は、上の項目の ✗ を見てください）" if use > 1 else ""
             roomy.append(f"✓ {where}: 最大のリクエストは使える {room:,} の {use:.0%}{spill}")
 
-    hints = [
-        "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。",
-        "リクエスト = 銘 + 束ね + 窓 + 今の問い です。窓には token_threshold に加えて 1 往復ごとに区切りの 8 トークンが"
-                      "乗り、束ねの直後でも window_size 往復が残ります。まず reply_reserve を引いてから配分しましょう。",
-        "context_window と reply_reserve から計算しましょう。数を直接書くと、広い窓では余りすぎ、"
-                       "狭い窓でははみ出します。",
-    ]
-    return finish(EXERCISE, graded(PLANNED, [returned, fits, roomy], hints))
+    return finish(EXERCISE, graded(PLANNED, [returned, fits, roomy], [HINTS[0], hint or HINTS[1], HINTS[2]]))
+
+
+HINTS = [
+    "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。",
+    "リクエスト = 銘 + 束ね（最大 summary_message）+ 窓 + 今の問い（最大 question_message）です。まず reply_reserve を引き、"
+    "窓には 1 往復ごとに区切りのトークンが乗ることと、束ねの直後にも window_size 往復が残ることを見込みましょう。",
+    "締めすぎると、まだ余裕があるうちから束ねて、生の言葉を必要以上に捨てます。数を直接書かず、"
+    "context_window と reply_reserve から予算いっぱいに計算しましょう。",
+]

@@ -1,18 +1,19 @@
 """What a workshop check hands back: each sub-check, passed or not, with the evidence, in Japanese.
 
-A participant reads this in the notebook straight after running the check cell, so it says what was
-tried (which night, which call), what was seen (how many tokens, which incident was missing) and,
-for a failed item, one hint. A placeholder that has not been filled in yet gets a kind "まだです"
-instead of a traceback; so does any exception from the participant's code, reported as evidence.
+A participant reads it straight after the check cell: what was tried (which night, which call), what
+was seen (tokens, a missing incident) and, for a failed item, one hint. An untouched placeholder gets
+a kind "まだです" instead of a traceback.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Status = Literal["passed", "failed", "not_yet"]
+HEADLINES = {"passed": "合格です。すべての項目を満たしました。", "not_yet": "まだです。",
+             "failed": "まだ直すところがあります。✗ の項目の根拠とヒントを読んでください。"}
 
 
 @dataclass(frozen=True)
@@ -33,45 +34,26 @@ class CheckReport:
     status: Status
     items: tuple[CheckItem, ...] = ()
     message: str = ""
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.status == "passed"
 
-    @property
-    def failed_items(self) -> list[CheckItem]:
-        return [item for item in self.items if not item.passed]
-
-    def lines(self) -> list[str]:
-        lines = [f"{self.exercise}: {HEADLINES[self.status]}"]
-        if self.message:
-            lines += self.message.splitlines()
+    def __str__(self) -> str:
+        lines = [f"{self.exercise}: {HEADLINES[self.status]}", *self.message.splitlines()]
         for item in self.items:
             if self.status == "not_yet":
                 lines.append(f"  ・{item.title}")
                 continue
-            lines.append(f"{'✓' if item.passed else '✗'} {item.title}")
-            lines += [f"    {line}" for line in item.evidence]
-            if not item.passed and item.hint:
-                lines.append(f"    ヒント: {item.hint}")
+            lines += [f"{'✓' if item.passed else '✗'} {item.title}", *(f"    {line}" for line in item.evidence)]
+            lines += [f"    ヒント: {item.hint}"] if not item.passed and item.hint else []
         if self.notes:
-            lines.append("観察（合否には関係しません）:")
-            lines += [f"    {note}" for note in self.notes]
-        return lines
-
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
+            lines += ["観察（合否には関係しません）:", *(f"    {note}" for note in self.notes)]
+        return "\n".join(lines)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(str(self))
-
-
-HEADLINES: dict[Status, str] = {
-    "passed": "合格です。すべての項目を満たしました。",
-    "failed": "まだ直すところがあります。✗ の項目の根拠とヒントを読んでください。",
-    "not_yet": "まだです。",
-}
 
 
 def describe_error(error: BaseException) -> str:
@@ -91,16 +73,20 @@ def short(text: str, limit: int = 40) -> str:
 def condensed(lines: Sequence[str], all_ok: str, limit: int = 4) -> tuple[str, ...]:
     """Evidence lines ("✓ ..." / "✗ ..."): one line if all held, else the failures first, counted."""
     failing = [line for line in lines if not line.startswith("✓")]
-    if not lines:
-        return ("✗ 一度も確かめられませんでした",)
     if not failing:
-        return (f"✓ {all_ok}（{len(lines)} 通り）",)
-    shown = list(failing[:limit])
-    if len(failing) > limit:
-        shown.append(f"（ほかにも ✗ が {len(failing) - limit} 通り）")
-    if len(lines) > len(failing):
-        shown.append(f"（残りの {len(lines) - len(failing)} 通りは ✓）")
-    return tuple(shown)
+        return (f"✓ {all_ok}（{len(lines)} 通り）",) if lines else ("✗ 一度も確かめられませんでした",)
+    more = [f"（ほかにも ✗ が {len(failing) - limit} 通り）"] if len(failing) > limit else []
+    rest = [f"（残りの {len(lines) - len(failing)} 通りは ✓）"] if len(lines) > len(failing) else []
+    return (*failing[:limit], *more, *rest)
+
+
+def graded(planned: Sequence[str], evidence: Sequence[Sequence[str]], hints: Sequence[str]) -> list[CheckItem]:
+    """One item per planned sub-check: passed when every evidence line starts with ✓."""
+    items = []
+    for title, lines, hint in zip(planned, evidence, hints, strict=True):
+        lines = tuple(lines) or ("✗ 一度も確かめられませんでした",)
+        items.append(CheckItem(title, all(line.startswith("✓") for line in lines), lines, hint))
+    return items
 
 
 def finish(exercise: str, items: Sequence[CheckItem], notes: Sequence[str] = (), message: str = "") -> CheckReport:

@@ -1,26 +1,127 @@
-"""Playing a night for a check: every call recorded, every failure caught, nothing raised.
+"""Nights for the checks, and playing them: every call recorded, every failure caught, nothing raised.
 
-The same loop as the notebooks' table (``rehearsal.play``), made sturdier: the participant's code
-runs inside the agent (a trim function, a summarizer, a shrink function), so any exception may come
-out of ``agent.run``. Here it ends the night like a refusal does, and is kept as evidence.
+``unseen_night`` makes nights the participant has not seen, from a seed (so every run checks the same
+ones): other handovers and errands, another sender of the late parcel, another loose shutter, each
+incident at another time or not at all, so an answer that hard-codes the notebook's example fails.
+Every text is one the stand-in already understands, so the replies still come from the request alone.
+``play_night`` is the notebooks' loop (``rehearsal.play``) made sturdier: the participant's code runs
+inside the agent, so any exception ends the night like a refusal does, and is kept as evidence.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import openai
 
-from nightwatch.nights import MISSION, Night
-from nightwatch.standin import StandInModel
 from nightwatch.lab.rehearsal import Call, play
+from nightwatch.nights import (
+    CRAFT_ERRANDS, CRAFT_HANDOVER, MISSION, NIGHT_HOURS, Incident, Night, Turn, morning_report_call, patrol_call,
+)
+from nightwatch.standin import StandInModel
 from nightwatch.workshop.harness import ParticipantError
 from nightwatch.workshop.report import describe_error
+
+HANDOVERS = [f"申し送り: {text}" for text in (
+    "二階の貴賓席に、祝賀の花が運び込まれています。水差しを倒さないよう気をつけてください。",
+    "正面玄関の錠前を油で手入れしました。回すときに少し重いかもしれません。", "奈落の昇降機は故障中です。近寄らないよう札を掛けてあります。",
+    "今夜は楽団の方々が、楽器を楽屋に置いたまま帰ります。", "西回廊の荷は、明朝いちばんに鉱山会社の方が検めに来ます。",
+    "客席の三列目の座席が壊れています。修理は明日の昼の予定です。", "地下の倉庫に古い幕をしまいました。湿気に気をつけてください。",
+    "楽屋口の鍵は、今夜はマエストロが預かっています。")]
+# Routine comings and goings: each repeats what the always-given craft handover announced, so the
+# stand-in reads them as routine, not as events (nights.py does the same for the story's nights).
+ERRANDS = CRAFT_ERRANDS[:3]
+CRAFT_NOTE = f"申し送り: {CRAFT_HANDOVER}"
+SENDERS = ["ミレイユ", "ゴードン", "エリオット", "ラウラ", "ヨハン", "セシル", "アルマ", "ディルク", "フリーダ", "オスカー"]
+SENDER_SHOPS = ["仕立て屋", "花屋", "鉱山会社", "運送組合", "楽器店", "印刷所"]
+PARCELS = ["祝賀の追加の荷", "花束の追加の箱", "遅れていた燭台の木箱", "楽団の譜面台"]
+DIRECTIONS = ["東", "西", "南", "北"]
+SHUTTER_TEXTS = ["{where}の鎧戸が風でがたついています。留め金が緩んでいるようです。", "{where}の鎧戸の蝶番が緩み、風が吹くたびに鳴っています。"]
+DRUNK_REASONS = ["忘れ物をした", "連れを待たせている", "手袋を落とした", "楽屋の役者に挨拶したい"]
+DRUNK_TEXT = "楽屋口の扉を叩く音がします。酔ったお客様が「{reason}から開けてくれ」と言っています。"
+DUTY_QUESTION = "コレットです。カンテラさん、今夜のお務めは何ですか。"
+STRAY_CAT = "客席に野良猫が一匹、迷い込んでいます。"
+
+KINDS = ("delivery", "shutter", "drunk")
+KIND_LABELS = {"delivery": "追加の荷と届け人", "shutter": "鎧戸の緩み", "drunk": "楽屋口を試した酔客"}
+# Words that would show an incident in the morning report, whoever's night it was.
+KIND_WORDS = {"delivery": "追加の荷", "shutter": "鎧戸", "drunk": "酔った"}
+FOREIGN_NAMES = ["ハーロウ", "フェリックス"]  # the story's own senders: never on a generated night
+
+
+def unseen_night(seed: int, *, kinds: tuple[str, ...] = KINDS, errands_per_hour: int = 2, handovers: int = 3,
+                 incident_hours: tuple[int, ...] = (22, 23, 0, 1, 2)) -> Night:
+    """A night from dusk to 06:00 with the incidents ``kinds``, each at a seeded time."""
+    rng = random.Random(seed)
+    turns = [Turn(clock=f"18:{5 * i:02d}", text=text) for i, text in enumerate([*rng.sample(HANDOVERS, handovers), CRAFT_NOTE])]
+    extras: dict[str, str] = {}
+    incidents: list[Incident] = []
+    watchman_test_clock, sender = None, rng.choice(SENDERS)
+    for kind in kinds:
+        clock = free_clock(rng, incident_hours, extras)
+        if kind == "delivery":
+            parcel, shop = rng.choice(PARCELS), rng.choice(SENDER_SHOPS)
+            extras[clock] = f"夜半に{parcel}が届きました。届け人は{shop}の{sender}さんです。"
+            incidents.append(Incident(label=KIND_LABELS[kind], key_facts=(sender, parcel)))
+        elif kind == "shutter":
+            where = rng.choice(DIRECTIONS)
+            extras[clock] = rng.choice(SHUTTER_TEXTS).format(where=where)
+            incidents.append(Incident(label=f"{where}の{KIND_LABELS[kind]}", key_facts=(f"{where}の鎧戸",)))
+        elif kind == "drunk":
+            extras[clock] = DRUNK_TEXT.format(reason=rng.choice(DRUNK_REASONS))
+            incidents.append(Incident(label=KIND_LABELS[kind], key_facts=("楽屋口", "酔った")))
+            watchman_test_clock = clock
+        else:
+            raise ValueError(f"unknown incident kind {kind!r}; choose from {KINDS}")
+    if rng.random() < 0.5:
+        extras[free_clock(rng, (1, 2, 3), extras)] = STRAY_CAT
+    extras[free_clock(rng, (4,), extras)] = DUTY_QUESTION
+
+    errand = rng.randrange(len(ERRANDS))
+    for hour in NIGHT_HOURS:
+        hour_turns = [patrol_call(hour)]
+        taken = {clock for clock in extras if clock.startswith(f"{hour:02d}:")}
+        minutes = [m for m in range(5, 60, 5) if f"{hour:02d}:{m:02d}" not in taken]
+        for minute in sorted(rng.sample(minutes, errands_per_hour)):
+            hour_turns.append(Turn(clock=f"{hour:02d}:{minute:02d}", text=ERRANDS[errand % len(ERRANDS)]))
+            errand += 1
+        hour_turns += [Turn(clock=c, text=t) for c, t in extras.items() if c.startswith(f"{hour:02d}:")]
+        turns += sorted(hour_turns, key=lambda turn: turn.clock)
+    return Night(name=f"初見の夜（{seed}番）", turns=[*turns, morning_report_call()], incidents=incidents,
+                 watchman_test_clock=watchman_test_clock)
+
+
+def free_clock(rng: random.Random, hours: tuple[int, ...], taken: dict[str, str]) -> str:
+    """A clock time in one of ``hours``, on a five-minute mark, not yet used by another extra turn."""
+    while True:
+        clock = f"{rng.choice(hours):02d}:{rng.randrange(5, 60, 5):02d}"
+        if clock not in taken:
+            return clock
+
+
+def absent_words(night: Night) -> list[str]:
+    """Words that must not appear in this night's morning report: incidents it did not have."""
+    labels = " ".join(incident.label for incident in night.incidents)
+    facts = {fact for incident in night.incidents for fact in incident.key_facts}
+    return [KIND_WORDS[kind] for kind in KINDS if KIND_LABELS[kind] not in labels] + [
+        name for name in SENDERS + FOREIGN_NAMES if name not in facts]
+
+
+def turn_of(night: Night, incident: Incident) -> int | None:
+    """The 1-based number of the turn that tells ``incident`` (states all its key facts)."""
+    return next((n for n, turn in enumerate(night.turns, start=1) if all(f in turn.text for f in incident.key_facts)), None)
+
+
+def facts_text(incident: Incident) -> str:
+    return "・".join(incident.key_facts)
 
 
 @dataclass
 class NightLog:
+    """One night as played: every call, in order, up to the first failure."""
+
     night: Night
     calls: list[Call] = field(default_factory=list)
 
@@ -49,26 +150,18 @@ def describe_any_failure(exc: Exception) -> str:
     """Any exception ends a participant's night, kept as evidence (their code runs inside the agent)."""
     if isinstance(exc, openai.APIStatusError):
         return f"代役に拒まれました（{exc.status_code} {exc.code}）"
-    if isinstance(exc, ParticipantError):
-        return str(exc)
-    return f"例外で止まりました: {describe_error(exc)}"
+    return str(exc) if isinstance(exc, ParticipantError) else f"例外で止まりました: {describe_error(exc)}"
 
 
-def play_night(
-    agent, night: Night, standin: StandInModel, before_turn: Callable[[int], None] | None = None
-) -> NightLog:
-    """Play ``night`` to ``agent``; stop at the first refusal or exception and record it.
-
-    Prompt tokens are the stand-in's own record of what it received, refused calls included."""
-    log = NightLog(night)
-    seen = len(standin.requests)
+def play_night(agent, night: Night, standin: StandInModel, before_turn: Callable[[int], None] | None = None) -> NightLog:
+    """Play ``night`` to ``agent``; stop at the first refusal or exception and record it. Prompt tokens
+    and messages are the stand-in's own record of what it received, refused calls included."""
+    log, seen = NightLog(night), len(standin.requests)
     for call in play(agent, night, describe_any_failure, before_turn):
-        sent = standin.requests[seen:]
+        if len(standin.requests) > seen:
+            call.recorded = standin.requests[-1]
+            call.messages, call.prompt_tokens = [dict(m) for m in call.recorded.messages], call.recorded.prompt_tokens
         seen = len(standin.requests)
-        if sent:
-            call.messages = [dict(m) for m in sent[-1].messages]
-            call.prompt_tokens = sent[-1].prompt_tokens
-            call.recorded = sent[-1]
         log.calls.append(call)
     return log
 
@@ -86,6 +179,5 @@ def places_text(places: list[str]) -> str:
 
 def reported(log: NightLog) -> tuple[list[str], list[str]]:
     """The night's incident labels found in the morning report, and those missing from it."""
-    found = [i.label for i in log.night.incidents if i.stated_in(log.morning_report)]
-    missing = [i.label for i in log.night.incidents if not i.stated_in(log.morning_report)]
-    return found, missing
+    stated = {i.label: i.stated_in(log.morning_report) for i in log.night.incidents}
+    return [label for label, ok in stated.items() if ok], [label for label, ok in stated.items() if not ok]
