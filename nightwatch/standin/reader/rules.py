@@ -33,6 +33,8 @@ DUTY_WORDS = frozenset({
     "務め", "役目", "仕事", "任務", "役割", "指示", "命令", "決まり", "言いつけ", "勤め", "担当", "業務", "受け持ち", "役",
     "duty", "job", "order", "instruction", "task", "responsibility", "responsible", "role", "standing", "suppose",
 })
+TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜中", "夜間", "晩", "一晩",
+                        "night", "tonight", "morning", "dawn", "evening", "overnight", "day"})
 DOING = frozenset({"do", "為る", "やる", "遣る"})
 TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "bring",
                      "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
@@ -298,7 +300,7 @@ def rare_lemmas(request: Request) -> set[str]:
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:
     """The ask shares with the duty its action (a verb, or a compound of it: 貸す / 貸し出す), a
     word the night seldom uses, or two content lemmas."""
-    shared = (content_lemmas(clause) | directions(clause)) & asked
+    shared = ((content_lemmas(clause) | directions(clause)) & asked) - TIME_FRAME  # "until dawn" frames, it does not act
     verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
     kin = {verb for verb in verbs for lemma in asked if lemma[:1] == verb[:1] and not lemma[:1].isascii()
            and len(lemma) > 1 and lemma[-1] in "うくぐすつぬぶむるえけげせてねべめれ"}
