@@ -182,22 +182,22 @@ def lemma_coverage(query: str, text: str) -> float:
 
 @lru_cache(maxsize=16384)
 def subject_lemmas(sentence: str) -> frozenset[str]:
-    """What a Japanese sentence is about: the content lemmas of its first phrase marked by が or は
-    (「職人さんたちが…」 is about 職人). Empty when there is none, or in English."""
+    """What a Japanese sentence is about: the content lemmas of the phrases marked by が or は, one
+    per clause (「職人さんたちが…」 is about 職人; 「搬入が遅れ、大太鼓が…」 about both). Empty when
+    there is none, or in English."""
     if language(sentence) != "ja":
         return frozenset()
+    found: set[str] = set()
     phrase: list[Word] = []
     for word in analyze(sentence):
         if word.pos == "particle" and word.lemma in ("が", "は"):
-            lemmas = frozenset(w.lemma.lower() for w in phrase if w.is_content)
-            if lemmas:
-                return lemmas
+            found |= {w.lemma.lower() for w in phrase if w.is_content}
             phrase = []
         elif word.pos in ("symbol",) or (word.pos == "particle" and word.lemma not in ("の",)):
             phrase = []
         else:
             phrase.append(word)
-    return frozenset()
+    return frozenset(found)
 
 
 @lru_cache(maxsize=16384)
