@@ -219,3 +219,44 @@ def test_a_summarizer_that_lets_the_refusal_escape_is_logged_as_a_failure():
     assert memory.failures and "ReentrantCallError" in memory.failures[0].error
     assert [e.user_text for e in memory.window] == [f"問{i}: 西回廊の荷を見ました。" for i in range(4)]
     assert memory.archive == [] and memory.summary == ""
+
+
+# --- a summary cap larger than the room -----------------------------------------------------------
+
+def test_a_summary_cap_larger_than_the_whole_window_is_refused_at_the_door():
+    # The reproduction: accepted before, then every question was refused once the summary grew.
+    with pytest.raises(ValueError, match=r"summary_token_limit \(1000\) \+ reply_reserve \(50\) = 1050"):
+        MemoryPolicy(window_size=2, token_threshold=100, context_window=400, reply_reserve=50,
+                     summary_token_limit=1000)
+
+
+def summary_frame_tokens() -> int:
+    """The summary message without its text, counted here independently of the memory."""
+    from nightwatch.memory import SUMMARY_HEADER
+
+    return count_message_tokens([{"role": "system", "content": f"{SUMMARY_HEADER}\n"}]) - 3  # no primer
+
+
+def largest_cap(context_window: int, reserve: int) -> int:
+    floor = count_message_tokens([{"role": "system", "content": MISSION}, {"role": "user", "content": ""}])
+    return context_window - reserve - floor - summary_frame_tokens() - 1  # 1: the smallest question
+
+
+def test_a_cap_that_fits_beside_the_mission_only_without_a_question_is_refused_with_its_numbers():
+    cap = largest_cap(400, 50)
+    with pytest.raises(ValueError, match=rf"= {400 + 1} tokens, 1 more than the context window of 400; "
+                                         rf"the largest cap that fits is {cap}"):
+        budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap + 1)
+
+
+def test_with_the_largest_cap_that_fits_a_night_of_short_questions_is_never_refused():
+    # The liveness promise at its edge: the summary reaches its cap and one-character questions still fit.
+    cap = largest_cap(400, 50)
+    memory = budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap,
+                      window_size=1, token_threshold=40)
+    for number in range(30):
+        messages = memory.build_messages("?")
+        assert count_message_tokens(messages) + 50 <= 400
+        memory.add_exchange("?", f"{number}時、西回廊の荷に異常はありません。楽屋口は閉じたままです。")
+    assert count_text_tokens(memory.summary) > cap - 30  # the summary did grow to (about) its cap
+    assert memory.exchanges_added == 30
