@@ -260,3 +260,31 @@ def test_with_the_largest_cap_that_fits_a_night_of_short_questions_is_never_refu
         memory.add_exchange("?", f"{number}時、西回廊の荷に異常はありません。楽屋口は閉じたままです。")
     assert count_text_tokens(memory.summary) > cap - 30  # the summary did grow to (about) its cap
     assert memory.exchanges_added == 30
+
+
+def test_a_nested_call_inside_the_summarizer_does_not_switch_the_guard_off_for_the_outer_call():
+    # The guard once was a flag: the nested draft reset it on its way out, and the later add_exchange
+    # in the same outer call was let through.
+    memory = None
+    refused: list[str] = []
+    calls = []
+
+    def nesting(summary, overflow):
+        calls.append(len(calls))
+        if calls == [0]:  # the first outer call: nest once (the summarizer runs again inside), then meddle
+            memory.draft_summary(summary, overflow)
+            for meddle in (memory.rebuild_summary, lambda: memory.add_exchange("割り込み", "返事")):
+                try:
+                    meddle()
+                except ReentrantCallError as exc:
+                    refused.append(str(exc).split()[0])
+        return concatenating_summarizer(summary, overflow)
+
+    memory = budgeted(nesting, token_threshold=60, window_size=2)
+    night = [f"問{i}: 西回廊の荷を見ました。" for i in range(6)]
+    for text in night:
+        memory.add_exchange(text, "承知いたしました。")
+    assert calls[:2] == [0, 1] and memory.compactions
+    assert refused == ["rebuild_summary", "add_exchange"]
+    assert [e.user_text for e in memory.archive + memory.window] == night  # the interloper left no trace
+    assert memory._summarizer_depth == 0
