@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+
+from nightwatch.tokens.bounded_cache import bounded_cache
+
+READ_CACHE_ENTRIES, READ_CACHE_BYTES = 65536, 8 * 2**20
+"""Each cache below (sentences, features, clock times) in entries and bytes: a night reads the same
+texts again and again, and a served stand-in must not keep every distinct large request it read."""
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 CONTENT_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fffー々]+|[A-Za-z0-9']+")
@@ -46,7 +51,7 @@ def sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
-@lru_cache(maxsize=65536)
+@bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
 def _sentences(text: str) -> tuple[str, ...]:
     parts: list[str] = []
     depth, start = 0, 0
@@ -70,7 +75,7 @@ def _stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=65536)
+@bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
 def features(text: str) -> frozenset[str]:
     """What two texts are compared by: kanji/katakana and their pairs for Japanese, words for English."""
     if language(text) == "ja":
@@ -117,7 +122,7 @@ def _kanji_number(text: str) -> int:
     return KANJI_DIGITS.get(text, 0)
 
 
-@lru_cache(maxsize=65536)
+@bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
 def find_clock(text: str) -> Clock | None:
     """The first clock time named in ``text``, if any."""
     ja = CLOCK_JA.search(text)
