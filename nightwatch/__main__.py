@@ -35,14 +35,18 @@ def compare(context_limit: int) -> None:
 
     from nightwatch.lab.compare import compare_designs
     from nightwatch.lab.live import choose_model
+    from nightwatch.memory.redaction import redact
     from nightwatch.nights import celebration_eve
 
     night = celebration_eve()
     choice = choose_model(context_limit=context_limit)
     print(choice.describe())
     if choice.live:
-        table, frames = compare_designs(night, context_limit, client_factory=lambda: choice.client,
-                                        model=choice.model)
+        try:
+            table, frames = compare_designs(night, context_limit, client_factory=lambda: choice.client,
+                                            model=choice.model)
+        except Exception as exc:  # a live endpoint's failure is one line, never a traceback
+            sys.exit(redact(f"python -m nightwatch: the live run failed: {type(exc).__name__}: {exc}").splitlines()[0])
     else:
         table, frames = compare_designs(night, context_limit)
     print(f"{night.name}（{len(night.turns)}回の呼び出し、上限 {context_limit} トークン）")
