@@ -147,23 +147,24 @@ def test_live_mode_cli_against_the_served_stand_in_shows_the_count_gap():
 
 # --- keys in every place a user might put one -----------------------------------------------------
 
-BASIC = base64.b64encode(f"watch:{LOCAL_KEY}".encode()).decode()
+GATEWAY_KEY = "gw-passphrase-9f8e7d"  # registered nowhere: only the patterns can mask it
+BASIC = base64.b64encode(f"watch:{GATEWAY_KEY}".encode()).decode()
 
 
 @pytest.mark.parametrize("text", [
-    f"http://127.0.0.1:8000/v1?api-key={LOCAL_KEY}",
-    f"https://gateway.invalid/v1?api-version=2024-06-01&key={LOCAL_KEY}&x=1",
-    f"https://gateway.invalid/v1?access_token={LOCAL_KEY}#top",
-    f"http://watch:{LOCAL_KEY}@127.0.0.1:8000/v1?x=1",
+    f"http://127.0.0.1:8000/v1?api-key={GATEWAY_KEY}",
+    f"https://gateway.invalid/v1?api-version=2024-06-01&key={GATEWAY_KEY}&x=1",
+    f"https://gateway.invalid/v1?access_token={GATEWAY_KEY}#top",
+    f"http://watch:{GATEWAY_KEY}@127.0.0.1:8000/v1?x=1",
     f"Incorrect credentials: Basic {BASIC}",
-    f"Authorization: Token {LOCAL_KEY}",
+    f"Authorization: Token {GATEWAY_KEY}",
     f'{{"authorization": "Basic {BASIC}", "model": "m"}}',
-    f"headers: {{'api-key': '{LOCAL_KEY}', 'X-Api-Key': '{LOCAL_KEY}'}}",
-    f"Cookie: session={LOCAL_KEY}; theme=dark",
+    f"headers: {{'api-key': '{GATEWAY_KEY}', 'X-Api-Key': '{GATEWAY_KEY}'}}",
+    f"Cookie: session={GATEWAY_KEY}; theme=dark",
 ])
 def test_redact_masks_keys_in_urls_any_authorization_scheme_and_echoed_headers(text):
     masked = redact(text)
-    assert LOCAL_KEY not in masked and BASIC not in masked and "[REDACTED]" in masked
+    assert GATEWAY_KEY not in masked and BASIC not in masked and "[REDACTED]" in masked
 
 
 @pytest.mark.parametrize("text", [
@@ -175,8 +176,8 @@ def test_redact_leaves_words_that_only_look_like_credentials_alone(text):
 
 
 def test_a_key_in_the_base_urls_query_is_not_shown_by_the_description():
-    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://127.0.0.1:9/v1?api-key={LOCAL_KEY}"})
-    assert LOCAL_KEY not in choice.describe() and "api-key=[REDACTED]" in choice.describe()
+    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://127.0.0.1:9/v1?api-key={GATEWAY_KEY}"})
+    assert GATEWAY_KEY not in choice.describe() and "api-key=[REDACTED]" in choice.describe()
 
 
 # --- a malformed answer is one clear line, never a traceback ---------------------------------------
@@ -232,7 +233,7 @@ def test_the_cli_finishes_its_table_when_every_answer_is_an_html_page(monkeypatc
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
-    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1?api-key={LOCAL_KEY}")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1?api-key={GATEWAY_KEY}")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     try:
         main([])
@@ -241,4 +242,4 @@ def test_the_cli_finishes_its_table_when_every_answer_is_an_html_page(monkeypatc
         thread.join()
     out = capsys.readouterr().out
     assert out.count("を止めたエラー: MalformedAnswer: the server's answer is not a chat completion") == 3
-    assert out.count("途中で停止") == 3 and LOCAL_KEY not in out
+    assert out.count("途中で停止") == 3 and GATEWAY_KEY not in out
