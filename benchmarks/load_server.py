@@ -7,7 +7,9 @@ Starts ``python -m nightwatch serve --port 0`` (the command readers use) on loop
 2. ``--sequential`` requests one after another, with the server's RSS read before and after;
 3. ``--large`` requests of about one megabyte each, RSS read after each half;
 4. small requests sent while one ~3.7 MiB request is being read and counted (no lock holds them up);
-5. with ``--distinct N``, first of all: N requests whose texts are all different (12 kB, 256 kB and
+0. with ``--cold-clients N``, before anything else: N concurrent first requests to the fresh server
+   (the table is built once for all of them, not once per worker thread);
+5. with ``--distinct N``, first after the warm-up: N requests whose texts are all different (12 kB, 256 kB and
    1 MB in turn), so no cache ever hits, with the server's RSS after each tenth: the curve must level
    off within ``--distinct-budget-mb`` (64) of the warm baseline, whatever the mix.
 
@@ -18,6 +20,7 @@ server's bounded request log and the allocator's pools; after that memory must s
     python benchmarks/load_server.py                     # 500 clients, 10,000 sequential, 50 large
     python benchmarks/load_server.py --clients 100 --sequential 1000 --large 0   # a quick look
     python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --distinct 1500   # memory only
+    python benchmarks/load_server.py --cold-clients 40 --clients 0 --sequential 0 --large 0  # a cold start
 """
 
 from __future__ import annotations
@@ -178,6 +181,8 @@ def main() -> int:
                         help=f"distinct large requests ({'/'.join(map(str, DISTINCT_SIZES_KB))} kB in turn)")
     parser.add_argument("--distinct-budget-mb", type=float, default=64.0,
                         help="RSS above the warm baseline the distinct requests may take (default: %(default)s)")
+    parser.add_argument("--cold-clients", type=int, default=0,
+                        help="concurrent first requests to the fresh server, before any warm-up")
     parser.add_argument("--rss-budget-mb", type=float, default=10.0)
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds for the whole run")
     args = parser.parse_args()
@@ -190,6 +195,14 @@ def main() -> int:
     server, base_url = start_server()
     try:
         memory = psutil.Process(server.pid)
+        cold_answered = args.cold_clients
+        if args.cold_clients:  # the first clients of a fresh server arrive together: one table build for all
+            started_rss = rss_mb(memory)
+            cold_answered, cold_failures, cold_took = asyncio.run(
+                concurrent_clients(base_url, args.cold_clients, deadline))
+            print(f"{args.cold_clients} concurrent first requests to a fresh server: {cold_answered} answered in "
+                  f"{cold_took:.1f} s; failures {cold_failures or 'none'}; RSS {started_rss:.0f} -> "
+                  f"{rss_mb(memory):.0f} MB")
         sequential(base_url, 200, deadline)  # warm up: tokenizer loaded, thread pool started
         warm = rss_mb(memory)
 
@@ -233,6 +246,7 @@ def main() -> int:
             server.kill()
 
     goals = {
+        "every first request to the fresh server answered": cold_answered == args.cold_clients,
         "every concurrent client answered": answered == args.clients,
         "every sequential request answered": done == args.sequential,
         "every large request answered": large_done == args.large,
