@@ -59,9 +59,10 @@ def summarizer_kind(summarizer) -> str:
     return getattr(summarizer, "__name__", type(summarizer).__name__)
 
 
-def generated_night(rng: random.Random) -> tuple[MemoryPolicy, list[str], object]:
+def generated_night(rng: random.Random) -> tuple[dict, list[str], object]:
+    """The policy's settings (made into a MemoryPolicy by the caller: it may be refused), turns, summarizer."""
     context_window = rng.randint(400, 4096)
-    policy = MemoryPolicy(
+    policy = dict(
         window_size=rng.randint(1, 8),
         token_threshold=rng.randint(20, 1200),
         context_window=context_window,
@@ -101,9 +102,10 @@ def main() -> None:
         kind = summarizer_kind(summarizer)
         nights_by_kind[kind] += 1
         try:
+            policy = MemoryPolicy(**policy)
             memory = ConversationMemory(MISSION, policy, count_tokens, summarizer)
         except ValueError:
-            refusals += 1  # the mission alone does not fit this window: refused at construction
+            refusals += 1  # the mission, or a summary at its cap beside a question, cannot fit: refused at the door
             continue
         answered: list[str] = []
         for text in turns:

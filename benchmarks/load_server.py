@@ -6,7 +6,12 @@ Starts ``python -m nightwatch serve --port 0`` (the command readers use) on loop
    so a refused connection counts as a failure instead of being retried away);
 2. ``--sequential`` requests one after another, with the server's RSS read before and after;
 3. ``--large`` requests of about one megabyte each, RSS read after each half;
-4. small requests sent while one ~3.7 MiB request is being read and counted (no lock holds them up).
+4. small requests sent while one ~3.7 MiB request is being read and counted (no lock holds them up);
+0. with ``--cold-clients N``, before anything else: N concurrent first requests to the fresh server
+   (the table is built once for all of them, not once per worker thread);
+5. with ``--distinct N``, first after the warm-up: N requests whose texts are all different (12 kB, 256 kB and
+   1 MB in turn), so no cache ever hits, with the server's RSS after each tenth: the curve must level
+   off within ``--distinct-budget-mb`` (64) of the warm baseline, whatever the mix.
 
 Goals (exit status 1 if missed): every request answered, and RSS growth under ``--rss-budget-mb``
 over the sequential run and over the second half of the large requests (the first half fills the
@@ -14,6 +19,8 @@ server's bounded request log and the allocator's pools; after that memory must s
 
     python benchmarks/load_server.py                     # 500 clients, 10,000 sequential, 50 large
     python benchmarks/load_server.py --clients 100 --sequential 1000 --large 0   # a quick look
+    python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --distinct 1500   # memory only
+    python benchmarks/load_server.py --cold-clients 40 --clients 0 --sequential 0 --large 0  # a cold start
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from nightwatch.standin.server import SERVED_REQUEST_LOG_SIZE
 
 ROOT = Path(__file__).resolve().parents[1]
 MISSION = "あなたは夜警です。毎正時に館内を巡回し、異常の有無を告げてください。"
-MAX_CLIENTS, MAX_SEQUENTIAL, MAX_LARGE = 2000, 50_000, 500
+MAX_CLIENTS, MAX_SEQUENTIAL, MAX_LARGE, MAX_DISTINCT = 2000, 50_000, 500, 5000
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
@@ -110,6 +117,33 @@ def sequential(base_url: str, count: int, deadline: float, content: str | None =
     return answered, time.monotonic() - started
 
 
+DISTINCT_SIZES_KB = (12, 256, 1024)
+"""The mix of distinct requests: many small-large ones, some a quarter megabyte, some a megabyte."""
+
+
+def distinct_large(base_url: str, count: int, deadline: float, memory: psutil.Process,
+                   samples: int = 10) -> tuple[int, list[tuple[int, float]]]:
+    """``count`` requests whose texts are all different (no cache can hit), sizes cycling through
+    ``DISTINCT_SIZES_KB``; the server's RSS after every ``count // samples`` of them.
+
+    Each body is a run of numbered lines, so two requests never share a message text."""
+    answered, curve = 0, []
+    step = max(1, count // samples)
+    with httpx2.Client(base_url=base_url, timeout=120) as client:
+        for index in range(count):
+            if time.monotonic() > deadline:
+                break
+            kilobytes = DISTINCT_SIZES_KB[index % len(DISTINCT_SIZES_KB)]
+            line = f"{index}番目の目録、木箱{{}}。"
+            text = "".join(line.format(box) for box in range(kilobytes * 1024 // 40))
+            messages = [{"role": "system", "content": MISSION}, {"role": "user", "content": text}]
+            response = client.post("/chat/completions", json={"model": "gpt-4o", "messages": messages})
+            answered += response.status_code == 200 or response.json()["error"]["code"] == "context_length_exceeded"
+            if (index + 1) % step == 0:
+                curve.append((index + 1, rss_mb(memory)))
+    return answered, curve
+
+
 def small_beside_big(base_url: str, deadline: float) -> tuple[int, float, float, float]:
     """Small requests sent one after another while one ~3.7 MiB request is being read and counted.
 
@@ -143,19 +177,41 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=500)
     parser.add_argument("--sequential", type=int, default=10_000)
     parser.add_argument("--large", type=int, default=50, help="requests of about 1 MB each")
+    parser.add_argument("--distinct", type=int, default=0,
+                        help=f"distinct large requests ({'/'.join(map(str, DISTINCT_SIZES_KB))} kB in turn)")
+    parser.add_argument("--distinct-budget-mb", type=float, default=64.0,
+                        help="RSS above the warm baseline the distinct requests may take (default: %(default)s)")
+    parser.add_argument("--cold-clients", type=int, default=0,
+                        help="concurrent first requests to the fresh server, before any warm-up")
     parser.add_argument("--rss-budget-mb", type=float, default=10.0)
     parser.add_argument("--time-limit", type=float, default=600.0, help="seconds for the whole run")
     args = parser.parse_args()
-    if not (0 < args.clients <= MAX_CLIENTS and 0 < args.sequential <= MAX_SEQUENTIAL
-            and 0 <= args.large <= MAX_LARGE):
-        parser.error(f"bounds: clients 1..{MAX_CLIENTS}, sequential 1..{MAX_SEQUENTIAL}, large 0..{MAX_LARGE}")
+    if not (0 <= args.clients <= MAX_CLIENTS and 0 <= args.sequential <= MAX_SEQUENTIAL
+            and 0 <= args.large <= MAX_LARGE and 0 <= args.distinct <= MAX_DISTINCT):
+        parser.error(f"bounds: clients 0..{MAX_CLIENTS}, sequential 0..{MAX_SEQUENTIAL}, large 0..{MAX_LARGE}, "
+                     f"distinct 0..{MAX_DISTINCT}")
     deadline = time.monotonic() + args.time_limit
 
     server, base_url = start_server()
     try:
         memory = psutil.Process(server.pid)
+        cold_answered = args.cold_clients
+        if args.cold_clients:  # the first clients of a fresh server arrive together: one table build for all
+            started_rss = rss_mb(memory)
+            cold_answered, cold_failures, cold_took = asyncio.run(
+                concurrent_clients(base_url, args.cold_clients, deadline))
+            print(f"{args.cold_clients} concurrent first requests to a fresh server: {cold_answered} answered in "
+                  f"{cold_took:.1f} s; failures {cold_failures or 'none'}; RSS {started_rss:.0f} -> "
+                  f"{rss_mb(memory):.0f} MB")
         sequential(base_url, 200, deadline)  # warm up: tokenizer loaded, thread pool started
         warm = rss_mb(memory)
+
+        distinct_done, curve = 0, []
+        if args.distinct:  # first, so that the warm baseline is the one the bound is measured from
+            distinct_done, curve = distinct_large(base_url, args.distinct, deadline, memory)
+            shown = ", ".join(f"{sent}: {rss - warm:+.0f}" for sent, rss in curve)
+            print(f"{args.distinct} distinct requests ({'/'.join(map(str, DISTINCT_SIZES_KB))} kB in turn): "
+                  f"{distinct_done} answered; RSS above the warm {warm:.0f} MB after each tenth (MB): {shown}")
 
         answered, failures, took = asyncio.run(concurrent_clients(base_url, args.clients, deadline))
         print(f"{args.clients} concurrent clients: {answered} answered in {took:.1f} s; failures {failures or 'none'}")
@@ -166,7 +222,7 @@ def main() -> int:
         after = rss_mb(memory)
         growth = after - before
         print(f"{args.sequential} sequential requests: {done} answered in {took:.1f} s "
-              f"({done / took:.0f}/s); RSS {before:.1f} -> {after:.1f} MB ({growth:+.1f} MB)")
+              f"({done / max(took, 1e-9):.0f}/s); RSS {before:.1f} -> {after:.1f} MB ({growth:+.1f} MB)")
 
         large_done, large_growth = 0, 0.0
         if args.large:  # in two halves: the first fills the request log and the allocator, the second shows the slope
@@ -190,12 +246,18 @@ def main() -> int:
             server.kill()
 
     goals = {
+        "every first request to the fresh server answered": cold_answered == args.cold_clients,
         "every concurrent client answered": answered == args.clients,
         "every sequential request answered": done == args.sequential,
         "every large request answered": large_done == args.large,
         "small requests answered beside the big one, none waiting as long as it": count > 0 and slowest < took_big,
         f"RSS growth over the sequential run under {args.rss_budget_mb:g} MB": growth < args.rss_budget_mb,
     }
+    if args.distinct:
+        peak = max((rss for _, rss in curve), default=warm) - warm
+        goals["every distinct request answered"] = distinct_done == args.distinct
+        goals[f"RSS over the distinct requests at most {args.distinct_budget_mb:g} MB above the warm baseline "
+              f"(peak {peak:+.1f} MB)"] = peak <= args.distinct_budget_mb
     if args.large // 2 > SERVED_REQUEST_LOG_SIZE:  # otherwise the log is still filling in the second half
         goals[f"RSS growth over the second half of the large ones under {args.rss_budget_mb:g} MB"] = (
             large_growth < args.rss_budget_mb)

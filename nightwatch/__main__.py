@@ -154,16 +154,19 @@ def _number(value, kind=int):
 def compare(context_limit: int) -> None:
     from nightwatch.lab.compare import LIVE_REPLY_CAP, compare_designs, live_policy
     from nightwatch.lab.live import choose_model
+    from nightwatch.memory.redaction import redact
     from nightwatch.nights import celebration_eve
 
     night = celebration_eve()
     choice = choose_model(context_limit=context_limit)
     print(choice.describe())
     if choice.live:
-        # every call capped; the three tiers budgeted for the server's window, counting as it counts
-        table, frames = compare_designs(night, context_limit, live_policy(context_limit, LIVE_REPLY_CAP),
-                                        client_factory=lambda: choice.client, model=choice.model,
-                                        reply_cap=LIVE_REPLY_CAP, calibrate=True)
+        try:  # every call capped; the three tiers budgeted for the server's window, counting as it counts
+            table, frames = compare_designs(night, context_limit, live_policy(context_limit, LIVE_REPLY_CAP),
+                                            client_factory=lambda: choice.client, model=choice.model,
+                                            reply_cap=LIVE_REPLY_CAP, calibrate=True)
+        except Exception as exc:  # a live endpoint's failure is one line, never a traceback
+            sys.exit(redact(f"python -m nightwatch: the live run failed: {type(exc).__name__}: {exc}").splitlines()[0])
     else:
         table, frames = compare_designs(night, context_limit)
     print("\n".join(comparison_lines(table, frames, night, context_limit, choice.live)))

@@ -132,6 +132,7 @@ class LLMSummarizer:
         self.estimate_tokens = estimate_tokens
         self.calls = 0
         self.cut_replies = 0
+        self._limits_learned = 0  # refusals' limits adopted within the fold under way
 
     def __call__(self, summary: str, overflow: list[Pair]) -> str:
         pending = list(overflow)
@@ -185,11 +186,19 @@ class LLMSummarizer:
             named = CONTEXT_LIMIT_IN_ERROR.search(str(exc))
             if exc.code != "context_length_exceeded" or not named or int(named[1]) >= self.context_window:
                 raise
+            if self._limits_learned >= MAX_LIMITS_LEARNED_PER_FOLD:  # a server naming ever-smaller limits
+                raise
             log.warning("the model's context is %s tokens, not %s: folding in smaller batches",
                         named[1], self.context_window)
             self.context_window = positive_int(int(named[1]), "the model's context window")
-            return self(summary, batch)
-        choice = response.choices[0]
+            self._limits_learned += 1
+            try:
+                return self(summary, batch)
+            finally:
+                self._limits_learned -= 1
+        except ValueError as exc:  # the SDK could not parse the answer: JSON cut short, or none at all
+            raise UnusableAnswerError(f"the server's answer is not valid JSON ({exc})") from exc
+        choice = first_choice(response)
         text = (choice.message.content or "").strip()
         if choice.finish_reason == "length":
             finished = finished_part(text)
@@ -204,6 +213,25 @@ class LLMSummarizer:
         if not text:
             raise SummaryTruncatedError("the model returned an empty summary")
         return text
+
+
+MAX_LIMITS_LEARNED_PER_FOLD = 3
+"""A refusal's smaller limit is adopted at most this many times within one fold: each adoption
+costs a request, and a server naming a smaller limit every time once drove a thousand of them."""
+
+
+class UnusableAnswerError(RuntimeError):
+    """The endpoint answered, but with nothing a summary can be read from; the message says what."""
+
+
+def first_choice(response: object):
+    """The first choice of a chat completion, or UnusableAnswerError saying what came instead."""
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices or getattr(choices[0], "message", None) is None:
+        what = "a completion with no choices" if isinstance(choices, list) and not choices else (
+            "a choice with no message" if choices else f"{type(response).__name__} {str(response)[:80]!r}")
+        raise UnusableAnswerError(f"the server's answer has no message to summarize from: it sent {what}")
+    return choices[0]
 
 
 SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s|$)")

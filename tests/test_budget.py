@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from nightwatch import after
 from nightwatch.memory.budget import ContextBudgetExceeded, request_size
 from nightwatch.lab.compare import make_agent
-from nightwatch.memory import ConversationMemory, MemoryPolicy
+from nightwatch.memory import SUMMARY_HEADER, ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.lab.rehearsal import run_night
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
@@ -218,10 +218,17 @@ summarizers = st.one_of(
     night=st.lists(st.sampled_from(TURN_TEXTS), min_size=1, max_size=45), summarizer=summarizers,
 )
 def test_no_request_ever_exceeds_the_budget(window_size, threshold, context_window, reserve, cap, night, summarizer):
-    policy = MemoryPolicy(window_size=window_size, token_threshold=threshold, context_window=context_window,
-                          reply_reserve=reserve, summary_token_limit=cap)
+    floor = count_message_tokens([MISSION_MESSAGE, {"role": "user", "content": ""}])
+    frame = count_message_tokens([{"role": "system", "content": f"{SUMMARY_HEADER}\n"}]) - 3
+    effective_cap = cap if cap is not None else max(1, (context_window - reserve - floor) // 4)
+    try:
+        policy = MemoryPolicy(window_size=window_size, token_threshold=threshold, context_window=context_window,
+                              reply_reserve=reserve, summary_token_limit=cap)
+        memory = ConversationMemory(MISSION, policy, count_text_tokens, summarizer)
+    except ValueError:  # refused at the door: only when a capped summary leaves no room for a question
+        assert floor + frame + effective_cap + 1 + reserve > context_window
+        return
     standin = StandInModel(context_limit=context_window)
-    memory = ConversationMemory(MISSION, policy, count_text_tokens, summarizer)
     agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
     answered = []
     for text in night:

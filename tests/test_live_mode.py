@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import socket
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx2
 import openai
@@ -12,6 +15,7 @@ import pytest
 
 from nightwatch.__main__ import main
 from nightwatch.before import NightWatchAgent
+from nightwatch.lab.answers import checked_client
 from nightwatch.lab.live import choose_model, live_mode_requested
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, celebration_eve
@@ -139,3 +143,104 @@ def test_live_mode_cli_against_the_served_stand_in_shows_the_count_gap():
     # The served stand-in counts with the same tokenizer, so the gap is zero on every design.
     gap = next(line for line in lines if line.startswith("数え方の差（最大）"))
     assert gap.split()[1:] == ["0", "0", "0"]
+
+
+# --- keys in every place a user might put one -----------------------------------------------------
+
+GATEWAY_KEY = "gw-passphrase-9f8e7d"  # registered nowhere: only the patterns can mask it
+BASIC = base64.b64encode(f"watch:{GATEWAY_KEY}".encode()).decode()
+
+
+@pytest.mark.parametrize("text", [
+    f"http://127.0.0.1:8000/v1?api-key={GATEWAY_KEY}",
+    f"https://gateway.invalid/v1?api-version=2024-06-01&key={GATEWAY_KEY}&x=1",
+    f"https://gateway.invalid/v1?access_token={GATEWAY_KEY}#top",
+    f"http://watch:{GATEWAY_KEY}@127.0.0.1:8000/v1?x=1",
+    f"Incorrect credentials: Basic {BASIC}",
+    f"Authorization: Token {GATEWAY_KEY}",
+    f'{{"authorization": "Basic {BASIC}", "model": "m"}}',
+    f"headers: {{'api-key': '{GATEWAY_KEY}', 'X-Api-Key': '{GATEWAY_KEY}'}}",
+    f"Cookie: session={GATEWAY_KEY}; theme=dark",
+])
+def test_redact_masks_keys_in_urls_any_authorization_scheme_and_echoed_headers(text):
+    masked = redact(text)
+    assert GATEWAY_KEY not in masked and BASIC not in masked and "[REDACTED]" in masked
+
+
+@pytest.mark.parametrize("text", [
+    "Basic usage: count the tokens first.", "a token budget of 2048", "http://127.0.0.1:8000/v1?api-version=2",
+    "Basic dGVzdA==",  # base64 of "test": not user:password
+])
+def test_redact_leaves_words_that_only_look_like_credentials_alone(text):
+    assert redact(text) == text
+
+
+def test_a_key_in_the_base_urls_query_is_not_shown_by_the_description():
+    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://127.0.0.1:9/v1?api-key={GATEWAY_KEY}"})
+    assert GATEWAY_KEY not in choice.describe() and "api-key=[REDACTED]" in choice.describe()
+
+
+# --- a malformed answer is one clear line, never a traceback ---------------------------------------
+
+MALFORMED = {
+    "an HTML proxy page": (b"<html><body>Sign in to the proxy</body></html>", "text/html"),
+    "JSON cut short": (b'{"id": "x", "object": "chat.completion", "choices": [{"index": 0, "mess', "application/json"),
+    "no choices": (b'{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}',
+                   "application/json"),
+    "null": (b"null", "application/json"),
+}
+
+
+def answering(body: bytes, content_type: str) -> openai.OpenAI:
+    """A live client whose endpoint answers every call 200 with ``body``."""
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, content=body, headers={"content-type": content_type})
+    return checked_client(openai.OpenAI(api_key=LOCAL_KEY, base_url="http://proxy.invalid/v1", max_retries=0,
+                                        http_client=httpx2.Client(transport=httpx2.MockTransport(handle))))
+
+
+@pytest.mark.parametrize("kind", MALFORMED)
+def test_a_malformed_answer_becomes_one_line_in_the_night_table(kind):
+    frame = run_night(NightWatchAgent("ヴェスパー", MISSION, client=answering(*MALFORMED[kind])), celebration_eve())
+    assert len(frame) == 1
+    error = frame["error"].iloc[0]
+    assert error.startswith("MalformedAnswer: the server's answer is ") and "\n" not in error
+    assert f"it sent 200 {MALFORMED[kind][1]}, {len(MALFORMED[kind][0])} bytes" in error
+
+
+def test_a_well_formed_answer_passes_the_check_unchanged(standin):
+    reply = checked_client(standin.client()).chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": "一時です。"}])
+    assert reply.choices[0].message.content
+
+
+class HTMLPage(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        body = MALFORMED["an HTML proxy page"][0]
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_the_cli_finishes_its_table_when_every_answer_is_an_html_page(monkeypatch, capsys):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), HTMLPage)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1?api-key={GATEWAY_KEY}")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    try:
+        main([])
+    finally:
+        server.shutdown()
+        thread.join()
+    out = capsys.readouterr().out
+    unwrapped = " ".join(out.split())  # the CLI wraps its lines at 80 columns
+    assert unwrapped.count("を止めたエラー: MalformedAnswer: the server's answer is not a chat completion") == 3
+    assert out.count("途中で停止") == 3 and GATEWAY_KEY not in out

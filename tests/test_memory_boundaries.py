@@ -111,10 +111,10 @@ def test_the_tiers_count_each_message_once_and_the_reply_primer_with_the_questio
 def test_a_refusal_reports_tiers_that_add_up_to_the_request():
     question = "長" * 60
     with pytest.raises(ContextBudgetExceeded) as refused:
-        memory_with([], one_letter, context_window=50, reply_reserve=5).build_messages(question)
+        memory_with([], one_letter, context_window=60, reply_reserve=5).build_messages(question)
     error = refused.value
     assert sum(error.tiers.values()) == size(("system", MISSION), ("user", question))
-    assert error.over_by == sum(error.tiers.values()) + 5 - 50
+    assert error.over_by == sum(error.tiers.values()) + 5 - 60
 
 
 # --- the summary cap and the summarizer's answer ----------------------------------------------

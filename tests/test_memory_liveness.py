@@ -219,3 +219,72 @@ def test_a_summarizer_that_lets_the_refusal_escape_is_logged_as_a_failure():
     assert memory.failures and "ReentrantCallError" in memory.failures[0].error
     assert [e.user_text for e in memory.window] == [f"問{i}: 西回廊の荷を見ました。" for i in range(4)]
     assert memory.archive == [] and memory.summary == ""
+
+
+# --- a summary cap larger than the room -----------------------------------------------------------
+
+def test_a_summary_cap_larger_than_the_whole_window_is_refused_at_the_door():
+    # The reproduction: accepted before, then every question was refused once the summary grew.
+    with pytest.raises(ValueError, match=r"summary_token_limit \(1000\) \+ reply_reserve \(50\) = 1050"):
+        MemoryPolicy(window_size=2, token_threshold=100, context_window=400, reply_reserve=50,
+                     summary_token_limit=1000)
+
+
+def summary_frame_tokens() -> int:
+    """The summary message without its text, counted here independently of the memory."""
+    from nightwatch.memory import SUMMARY_HEADER
+
+    return count_message_tokens([{"role": "system", "content": f"{SUMMARY_HEADER}\n"}]) - 3  # no primer
+
+
+def largest_cap(context_window: int, reserve: int) -> int:
+    floor = count_message_tokens([{"role": "system", "content": MISSION}, {"role": "user", "content": ""}])
+    return context_window - reserve - floor - summary_frame_tokens() - 1  # 1: the smallest question
+
+
+def test_a_cap_that_fits_beside_the_mission_only_without_a_question_is_refused_with_its_numbers():
+    cap = largest_cap(400, 50)
+    with pytest.raises(ValueError, match=rf"= {400 + 1} tokens, 1 more than the context window of 400; "
+                                         rf"the largest cap that fits is {cap}"):
+        budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap + 1)
+
+
+def test_with_the_largest_cap_that_fits_a_night_of_short_questions_is_never_refused():
+    # The liveness promise at its edge: the summary reaches its cap and one-character questions still fit.
+    cap = largest_cap(400, 50)
+    memory = budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap,
+                      window_size=1, token_threshold=40)
+    for number in range(30):
+        messages = memory.build_messages("?")
+        assert count_message_tokens(messages) + 50 <= 400
+        memory.add_exchange("?", f"{number}時、西回廊の荷に異常はありません。楽屋口は閉じたままです。")
+    assert count_text_tokens(memory.summary) > cap - 30  # the summary did grow to (about) its cap
+    assert memory.exchanges_added == 30
+
+
+def test_a_nested_call_inside_the_summarizer_does_not_switch_the_guard_off_for_the_outer_call():
+    # The guard once was a flag: the nested draft reset it on its way out, and the later add_exchange
+    # in the same outer call was let through.
+    memory = None
+    refused: list[str] = []
+    calls = []
+
+    def nesting(summary, overflow):
+        calls.append(len(calls))
+        if calls == [0]:  # the first outer call: nest once (the summarizer runs again inside), then meddle
+            memory.draft_summary(summary, overflow)
+            for meddle in (memory.rebuild_summary, lambda: memory.add_exchange("割り込み", "返事")):
+                try:
+                    meddle()
+                except ReentrantCallError as exc:
+                    refused.append(str(exc).split()[0])
+        return concatenating_summarizer(summary, overflow)
+
+    memory = budgeted(nesting, token_threshold=60, window_size=2)
+    night = [f"問{i}: 西回廊の荷を見ました。" for i in range(6)]
+    for text in night:
+        memory.add_exchange(text, "承知いたしました。")
+    assert calls[:2] == [0, 1] and memory.compactions
+    assert refused == ["rebuild_summary", "add_exchange"]
+    assert [e.user_text for e in memory.archive + memory.window] == night  # the interloper left no trace
+    assert memory._summarizer_depth == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -104,13 +105,22 @@ def test_under_any_budget_requests_fit_refusals_are_justified_and_nothing_is_los
     window_size, threshold, context_window, reserve, cap, script, ops
 ):
     assume(reserve < context_window)
-    policy = MemoryPolicy(window_size=window_size, token_threshold=threshold, context_window=context_window,
-                          reply_reserve=reserve, summary_token_limit=cap)
     floor = chat_size([{"role": "system", "content": BUDGET_MISSION}, {"role": "user", "content": ""}])
     assume(floor + reserve <= context_window)
-    memory = ConversationMemory(BUDGET_MISSION, policy, estimate_tokens_by_chars, RandomSummarizer(script))
     effective_cap = cap if cap is not None else max(1, (context_window - reserve - floor) // 4)
     summary_frame = 3 + len("system") + len(SUMMARY_HEADER) + 1  # the summary message without its text
+
+    def make() -> ConversationMemory:
+        policy = MemoryPolicy(window_size=window_size, token_threshold=threshold, context_window=context_window,
+                              reply_reserve=reserve, summary_token_limit=cap)
+        return ConversationMemory(BUDGET_MISSION, policy, estimate_tokens_by_chars, RandomSummarizer(script))
+
+    if floor + summary_frame + effective_cap + 1 + reserve > context_window:
+        # A summary at its cap would leave no room for even a one-character question: refused at the door.
+        with pytest.raises(ValueError, match="cannot fit|leaves no room"):
+            make()
+        return
+    memory = make()
     added: list[Exchange] = []
     for op in ops:
         if op[0] == "add":

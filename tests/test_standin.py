@@ -121,3 +121,18 @@ def test_malformed_requests_get_openai_style_errors(standin, content, status):
 def test_unknown_route_is_404_and_models_are_listed(standin):
     assert standin.handle(httpx2.Request("POST", "http://standin/v1/embeddings")).status_code == 404
     assert standin.client().models.list().data[0].id == "nightwatch-standin"
+
+
+def test_distinct_large_requests_leave_every_cache_within_its_byte_budget():
+    # A served stand-in reads thousands of distinct requests; a cache bounded only in entries kept
+    # every text it saw (about 2 MB per distinct 1 MB request) until its 8,192 or 65,536 entries filled.
+    from nightwatch.standin.reader import text
+    from nightwatch.tokens import COUNT_CACHE_BYTES, count_cache_info
+
+    standin = StandInModel(context_limit=10**7, request_log_size=4)
+    for number in range(12):
+        content = "".join(f"{number}番目の荷、木箱{box}。" for box in range(6000))  # ~70,000 characters
+        standin.complete({"model": "gpt-4o", "messages": [MISSION_MESSAGE, {"role": "user", "content": content}]})
+    assert count_cache_info().bytes <= COUNT_CACHE_BYTES
+    for cache in (text.features, text._sentences, text.find_clock):
+        assert cache.info().bytes <= text.READ_CACHE_BYTES == cache.info().max_bytes

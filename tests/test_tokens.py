@@ -6,17 +6,23 @@ import gzip
 import socket
 import subprocess
 import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from nightwatch.tokens import encodings
+from nightwatch.tokens.bounded_cache import BoundedCache
 from nightwatch.tokens.encodings import TableIntegrityError, read_verified_table, table_path
 from nightwatch.tokens import (
+    COUNT_CACHE_BYTES,
     COUNT_CACHE_SIZE,
     DEFAULT_ENCODING,
     REPLY_PRIMER_TOKENS,
     TOKENS_PER_MESSAGE,
+    clear_count_cache,
     count_cache_info,
     count_message_tokens,
     count_text_tokens,
@@ -125,7 +131,8 @@ def test_socket_guard_in_this_process_too(monkeypatch):
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    get_encoding.cache_clear()
+    encodings.forget_loaded_encodings()
+    clear_count_cache()
     assert count_text_tokens("The night is quiet.", "cl100k_base") == 5
 
 
@@ -145,12 +152,12 @@ def test_a_tampered_table_is_refused_before_use(tmp_path, monkeypatch, encoding_
     with pytest.raises(TableIntegrityError, match="sha256 .* not the .* that tiktoken publishes"):
         read_verified_table(encoding_name, tampered)
     monkeypatch.setattr(encodings, "table_path", lambda name: tampered)
-    encodings.load_encoding.cache_clear()
+    encodings.forget_loaded_encodings()
     try:
         with pytest.raises(TableIntegrityError, match=encoding_name):
             encodings.load_encoding(encoding_name)
     finally:
-        encodings.load_encoding.cache_clear()
+        encodings.forget_loaded_encodings()
 
 
 def test_a_table_that_is_not_gzip_is_refused(tmp_path):
@@ -210,6 +217,56 @@ def test_counts_are_cached_and_the_cache_is_bounded():
     for number in range(COUNT_CACHE_SIZE + 100):
         count_text_tokens(f"巡回 {number}")
     assert count_cache_info().currsize == COUNT_CACHE_SIZE == count_cache_info().maxsize
+
+
+def test_the_count_cache_is_bounded_in_bytes_and_keeps_no_huge_text():
+    # Distinct large texts, as a served stand-in sees them: the cache holds at most its byte budget.
+    for number in range(60):
+        count_text_tokens(f"{number}番目の目録: " + "木箱ひとつ、" * 8_000)  # about 240 kB each once encoded
+    info = count_cache_info()
+    assert 0 < info.bytes <= COUNT_CACHE_BYTES == info.max_bytes
+    assert info.currsize < 60
+    huge = "夜" * (COUNT_CACHE_BYTES // 8)  # over a sixteenth of the budget: counted every time, never kept
+    misses = count_cache_info().misses
+    assert count_text_tokens(huge) == count_text_tokens(huge)
+    assert count_cache_info().misses - misses == 2
+
+
+def test_the_bounded_cache_drops_the_least_recently_used_first():
+    calls = []
+    cache = BoundedCache(lambda text: calls.append(text) or len(text), max_entries=2, max_bytes=10_000)
+    cache("一"), cache("二"), cache("一"), cache("三")  # "二" was used least recently: it goes
+    cache("一"), cache("二")
+    assert calls == ["一", "二", "三", "二"]
+    assert cache.info().currsize == 2 and cache.info().bytes <= 10_000
+
+
+def test_the_table_is_built_once_however_many_threads_ask_at_once(monkeypatch):
+    # A fresh server's first clients arrive together: each used to build its own o200k table.
+    parsed = []
+    real_parse = encodings.parse_ranks
+
+    def slow_parse(data):  # a wide window for a second thread to start a second build
+        parsed.append(1)
+        time.sleep(0.2)
+        return real_parse(data)
+
+    monkeypatch.setattr(encodings, "parse_ranks", slow_parse)
+    encodings.forget_loaded_encodings()
+    builds_before = encodings.builds["cl100k_base"]
+    start = threading.Barrier(24)
+
+    def ask() -> int:
+        start.wait()
+        return id(get_encoding("cl100k_base"))
+
+    try:
+        with ThreadPoolExecutor(24) as pool:
+            served = set(pool.map(lambda _: ask(), range(24)))
+    finally:
+        encodings.forget_loaded_encodings()
+    assert len(parsed) == 1 and encodings.builds["cl100k_base"] - builds_before == 1
+    assert len(served) == 1  # every thread got the same encoding
 
 
 def test_chat_overhead_follows_the_published_formula():

@@ -4,16 +4,19 @@ Live mode needs ``NIGHTWATCH_LIVE=1``. Then the usual ``OPENAI_API_KEY`` and (fo
 OpenAI-compatible server) ``OPENAI_BASE_URL`` are read by the ``openai`` client itself, and
 ``NIGHTWATCH_MODEL`` names the model. A key in the environment alone never switches anything to
 live mode, and the key is never printed: it is registered with ``nightwatch.memory.redaction``, and the
-address shown is stripped of any credentials written into it.
+address shown is stripped of any credentials written into it. An answer that is not a chat
+completion (an HTML page, JSON cut short) raises one clear ``openai`` error, never a traceback.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import openai
 
+from nightwatch.lab.answers import checked_client
 from nightwatch.memory.redaction import redact, remember_secret
 from nightwatch.standin import StandInModel
 
@@ -52,10 +55,11 @@ def choose_model(environ: dict[str, str] | None = None, context_limit: int | Non
             f"{LIVE_FLAG}=1 needs OPENAI_API_KEY (for OpenAI) or OPENAI_BASE_URL (for a local server)."
         )
     remember_secret(environ.get("OPENAI_API_KEY"))
-    client = openai.OpenAI(
+    remember_secret(urlsplit(environ.get("OPENAI_BASE_URL") or "").password)  # a server may echo it alone
+    client = checked_client(openai.OpenAI(  # a malformed answer raises one clear API error (lab.answers)
         api_key=environ.get("OPENAI_API_KEY") or "not-needed-for-a-local-server",
         base_url=environ.get("OPENAI_BASE_URL") or None,
-    )
+    ))
     return ModelChoice(
         client=client, model=environ.get(MODEL_VARIABLE, DEFAULT_LIVE_MODEL), live=True, standin=None
     )

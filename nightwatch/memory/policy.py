@@ -30,4 +30,13 @@ class MemoryPolicy(StrictModel, frozen=True):
                 f"reply_reserve ({self.reply_reserve}) must be smaller than context_window "
                 f"({self.context_window}); it is over by {self.reply_reserve - self.context_window + 1}"
             )
+        elif (self.summary_token_limit is not None
+              and self.summary_token_limit + self.reply_reserve >= self.context_window):
+            # Checked exactly (with the mission) by ConversationMemory; this much is known without it.
+            raise ValueError(
+                f"summary_token_limit ({self.summary_token_limit}) + reply_reserve ({self.reply_reserve}) = "
+                f"{self.summary_token_limit + self.reply_reserve} leaves no room in context_window "
+                f"({self.context_window}) for the mission and a question; a summary grown to its cap "
+                "would refuse every later question"
+            )
         return self

@@ -1,21 +1,46 @@
 """Keeping API keys out of everything the collection shows or stores.
 
-In live mode a key can surface in three places nobody meant it to: a base URL with credentials
-(``http://user:key@host/v1``), a server's error text that echoes the request's key, and any table,
-JSON or log built from those. ``redact`` is applied where such text is produced: it masks
-``sk-…``-shaped keys, ``Bearer`` tokens, URL credentials, and any secret registered with
-``remember_secret`` (live mode registers the key it was given, whatever its shape).
+In live mode a key can surface where nobody meant it to: in the base URL (``http://user:key@host/v1``,
+or ``…/v1?api-key=…`` as some gateways want it), in a server's error text that echoes the request's
+credentials or headers back (``Bearer …``, ``Basic <base64 of user:password>``, ``api-key: …``), and
+in any table, JSON or log built from those. ``redact`` is applied where such text is produced. It
+masks:
+
+* ``sk-…``-shaped keys, and any secret registered with ``remember_secret`` (live mode registers the
+  key it was given, whatever its shape);
+* URL credentials (the userinfo before ``@``) and the values of query parameters named like a secret
+  (``key``, ``api-key``, ``token``, ``password``, ``sig``, …);
+* the value of a credential-carrying header however it is quoted back (``Authorization`` with any
+  scheme, ``api-key``, ``x-api-key``, ``Cookie``, …);
+* a credential after an authorization scheme even without its header name: ``Bearer`` tokens,
+  and ``Basic`` credentials (only when they decode to ``user:password``, so that
+  "Basic usage" stays as it is).
+
+Masking too much costs a reader one word; masking too little leaks a key into a committed notebook.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import threading
 
 MASK = "[REDACTED]"
-KEY_SHAPES = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}|(?<=Bearer )[A-Za-z0-9_\-.=]{6,}")
-URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<credentials>[^/@\s]+)@")
 MIN_SECRET_LENGTH = 4  # shorter strings would mask ordinary words
+
+SK_KEY = re.compile(r"\bsk-[A-Za-z0-9_\-]{6,}")
+URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<credentials>[^/?#@\s]+)@")
+SECRET_NAME = r"[\w.\-]*(?:key|token|secret|passw(?:or)?d|pwd|auth|sig|signature|credential|session)[\w.\-]*"
+QUERY_SECRET = re.compile(rf"(?i)(?P<name>[?&;]{SECRET_NAME}=)(?P<value>[^&#\s\"'<>]+)")
+SECRET_HEADER = re.compile(
+    r"(?i)(?P<name>\b(?:proxy-)?authorization|\b[\w\-]*api[-_]?key|\bx-auth-token|\bx-goog-api-key"
+    r"|\bocp-apim-subscription-key)(?P<separator>[\"']?\s*[:=]\s*[\"']?)"
+    r"(?P<value>(?:(?:Bearer|Basic|Token|Digest|ApiKey|Key)\s+)?[^\s\"',;&}]+)"
+)
+COOKIE = re.compile(r"(?i)(?P<name>\b(?:set-)?cookie[\"']?\s*[:=]\s*[\"']?)[^\"'\r\n]+")
+SCHEME_TOKEN = re.compile(r"(?P<scheme>\bBearer\s+)[A-Za-z0-9_\-.=~+/]{6,}")  # "token" alone is an ordinary word here
+BASIC = re.compile(r"(?P<scheme>\bBasic\s+)(?P<credentials>[A-Za-z0-9+/]{4,}={0,2})")
 
 _secrets: set[str] = set()
 _lock = threading.Lock()
@@ -28,11 +53,24 @@ def remember_secret(secret: str | None) -> None:
             _secrets.add(secret)
 
 
+def _is_user_password(credentials: str) -> bool:
+    try:
+        decoded = base64.b64decode(credentials + "=" * (-len(credentials) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
+
+
 def redact(text: str) -> str:
-    """``text`` with keys and URL credentials replaced by ``[REDACTED]``."""
+    """``text`` with keys, URL credentials and credential headers replaced by ``[REDACTED]``."""
     with _lock:
         known = sorted(_secrets, key=len, reverse=True)
     for secret in known:
         text = text.replace(secret, MASK)
     text = URL_CREDENTIALS.sub(lambda match: f"{match['scheme']}{MASK}@", text)
-    return KEY_SHAPES.sub(MASK, text)
+    text = QUERY_SECRET.sub(lambda match: f"{match['name']}{MASK}", text)
+    text = SECRET_HEADER.sub(lambda match: f"{match['name']}{match['separator']}{MASK}", text)
+    text = COOKIE.sub(lambda match: f"{match['name']}{MASK}", text)
+    text = BASIC.sub(lambda m: f"{m['scheme']}{MASK}" if _is_user_password(m["credentials"]) else m[0], text)
+    text = SCHEME_TOKEN.sub(lambda match: f"{match['scheme']}{MASK}", text)
+    return SK_KEY.sub(MASK, text)

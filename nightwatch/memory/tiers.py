@@ -131,6 +131,11 @@ class ConversationMemory:
                 f"{policy.context_window}"
             )
         self.summary_cap = budget.summary_cap(policy, floor)
+        if self.summary_cap is not None:
+            frame = message_tokens(said("system", f"{SUMMARY_HEADER}\n"), estimate_tokens)
+            problem = budget.summary_cap_problem(policy, floor, frame, self.summary_cap)
+            if problem:
+                raise ValueError(problem)
 
     def compose(self, summary: str, window: Sequence[Exchange], question: str) -> list[dict[str, str]]:
         return compose_request(self.mission, summary, window, question)

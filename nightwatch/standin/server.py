@@ -8,7 +8,8 @@ network cannot drift from what they see. It binds 127.0.0.1 only.
 The server's own duties are the ones a stand-in in a room full of clients needs: the model's work
 runs in a thread pool (no global lock: one big request never holds up the small ones); a body over
 the limit is refused with a 413 before it is parsed; a client that sends its request too slowly is
-timed out; and every refusal, down to malformed HTTP framing, is OpenAI's JSON error object.
+timed out; and every refusal, down to malformed HTTP framing, is OpenAI's JSON error object. A body
+declared over the limit is refused from its ``Content-Length`` at once, before any of it is read.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.h11_impl import H11Protocol, h11  # the h11 uvicorn runs on, not a dependency of ours
 
 from nightwatch.standin import StandInModel, error_body
 
@@ -42,6 +43,7 @@ DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # past this, an oversized body is not read
 READ_TIMEOUT_SECONDS = 30.0  # to send a request's headers, and again its body
 SERVED_REQUEST_LOG_SIZE = 16  # a server may run for days; nobody reads its log over HTTP
 CLOSE = {"connection": "close"}
+BACKLOG = 2048
 
 
 class ServerStartError(RuntimeError):
@@ -76,6 +78,8 @@ def create_app(standin: StandInModel, max_body_bytes: int = MAX_BODY_BYTES,
         declared = int(request.headers.get("content-length") or 0)  # h11 has checked it is a number
         if declared > DRAIN_LIMIT_BYTES:
             return _too_large(max_body_bytes)
+        if declared > max_body_bytes:  # answered at once, from the length alone (see _refused_unread)
+            return _refused_unread(max_body_bytes)
         try:
             with anyio.fail_after(read_timeout):
                 body = await _read_body(request, max_body_bytes)
@@ -115,6 +119,15 @@ def create_app(standin: StandInModel, max_body_bytes: int = MAX_BODY_BYTES,
 def _too_large(limit: int) -> JSONResponse:
     return error_response(413, f"The request body is larger than the stand-in accepts ({limit} bytes).",
                           headers=CLOSE)
+
+
+def _refused_unread(limit: int) -> JSONResponse:
+    """The 413 for a body whose declared length is over the limit, sent before a byte of it is read.
+
+    Without ``connection: close``: the connection stays open and uvicorn discards the body as it
+    arrives, so a client that sends the whole body before reading (most SDKs) finds the 413 waiting
+    instead of a reset connection. A client that stops sending is closed by the read deadline."""
+    return error_response(413, f"The request body is larger than the stand-in accepts ({limit} bytes).")
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:
@@ -158,6 +171,20 @@ def protocol_with_timeouts(read_timeout: float) -> type[H11Protocol]:
             super().data_received(data)
             if self.cycle is not None and not self.cycle.response_complete:
                 self._disarm()  # headers complete: the body's own deadline is the application's
+            elif self._drained_and_idle():
+                self._disarm()  # the last bytes of a refused body: idle now, uvicorn's keep-alive applies
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+        def _drained_and_idle(self) -> bool:
+            return (self._header_deadline is not None and self.cycle is not None
+                    and self.conn.our_state is h11.IDLE and self.conn.their_state is h11.IDLE
+                    and not self.conn.trailing_data[0])
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self.conn.their_state is h11.SEND_BODY and self._header_deadline is None:
+                self._arm()  # answered before the body was read: the rest has this long to arrive
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
@@ -174,6 +201,9 @@ def protocol_with_timeouts(read_timeout: float) -> type[H11Protocol]:
         def _headers_too_slow(self) -> None:
             self._header_deadline = None
             if self.transport.is_closing() or (self.cycle is not None and not self.cycle.response_complete):
+                return
+            if self.conn.their_state is h11.SEND_BODY:  # the rest of a refused body stopped coming
+                self.transport.close()
                 return
             message = f"The request headers did not arrive in time (limit: {read_timeout:g} s)."
             self._send_json(408, "Request Timeout", error_body(message))
@@ -193,7 +223,10 @@ def protocol_with_timeouts(read_timeout: float) -> type[H11Protocol]:
 
 
 def bind_loopback(port: int) -> socket.socket:
-    """A socket bound to 127.0.0.1:``port``, or a one-line ``ServerStartError`` saying why not."""
+    """A socket bound to 127.0.0.1:``port`` and listening, or a one-line ``ServerStartError`` saying why not.
+
+    Listening before the banner is printed: a client that connects the moment it reads the address
+    waits in the backlog until the event loop starts, instead of being refused."""
     if type(port) is not int or not 0 <= port <= 65535:
         raise ServerStartError(f"ポート番号は 0〜65535 の整数にしてください（指定: {port}）。")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -202,6 +235,7 @@ def bind_loopback(port: int) -> socket.socket:
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((LOOPBACK, port))
+        sock.listen(BACKLOG)  # now, not when uvicorn starts: a client told the address can connect at once
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
@@ -224,7 +258,7 @@ class StandInServer:
             create_app(self.standin, max_body_bytes, read_timeout),
             http=protocol_with_timeouts(read_timeout),
             lifespan="off", log_level="error", access_log=False,
-            backlog=2048, timeout_keep_alive=5,
+            backlog=BACKLOG, timeout_keep_alive=5,
         )
         self._server = uvicorn.Server(config)
 

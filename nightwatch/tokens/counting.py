@@ -5,8 +5,9 @@ the o-series count in ``o200k_base``, gpt-4 and gpt-3.5 in ``cl100k_base``. The 
 since that is the model the agents name. Both tables come from a package and are hash-checked
 (``nightwatch.tokens.encodings``), so counting never needs the network.
 
-Each text is counted once: counts are kept in a bounded LRU cache keyed by (encoding, text), because
-a night asks again and again about the same mission, summary and window.
+Each text is counted once: counts are kept in an LRU cache keyed by (encoding, text), because a
+night asks again and again about the same mission, summary and window. The cache is bounded in
+bytes as well as entries (``bounded_cache``): a served stand-in sees many distinct large texts.
 
 Chat requests cost more than their text: OpenAI's published formula adds 3 tokens per message,
 1 more per ``name`` field, and 3 for the primer of the reply (``<|start|>assistant<|message|>``).
@@ -15,11 +16,11 @@ Chat requests cost more than their text: OpenAI's published formula adds 3 token
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from functools import lru_cache
 
 import tiktoken
 import tiktoken.model
 
+from nightwatch.tokens.bounded_cache import CacheInfo, bounded_cache
 from nightwatch.tokens.encodings import PACKAGED_ENCODINGS, load_encoding, register_offline_encodings
 
 DEFAULT_MODEL = "gpt-4o"
@@ -28,7 +29,8 @@ TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMER_TOKENS = 3
 COUNT_CACHE_SIZE = 8192
-
+COUNT_CACHE_BYTES = 8 * 2**20
+"""Entries and bytes the count cache may hold; a text over a sixteenth of the bytes is counted, not kept."""
 
 
 def encoding_for_model(model: str) -> str:
@@ -44,13 +46,12 @@ def encoding_for_model(model: str) -> str:
         ) from None
 
 
-@lru_cache(maxsize=None)
 def get_encoding(encoding_name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
-    """The encoding, built once from its verified packaged table (never downloaded)."""
+    """The encoding, built once per process from its verified packaged table (never downloaded)."""
     return load_encoding(encoding_name)
 
 
-@lru_cache(maxsize=COUNT_CACHE_SIZE)
+@bounded_cache(COUNT_CACHE_SIZE, COUNT_CACHE_BYTES)
 def _cached_count(encoding_name: str, text: str) -> int:
     return len(get_encoding(encoding_name).encode(text, disallowed_special=()))
 
@@ -62,14 +63,14 @@ def count_text_tokens(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
     return _cached_count(encoding_name, text)
 
 
-def count_cache_info():
-    """Hits, misses and size of the count cache (``functools`` cache info)."""
-    return _cached_count.cache_info()
+def count_cache_info() -> CacheInfo:
+    """Hits, misses, entries and bytes of the count cache."""
+    return _cached_count.info()
 
 
 def clear_count_cache() -> None:
     """Forget every count (a benchmark starting cold, a test that counts misses)."""
-    _cached_count.cache_clear()
+    _cached_count.clear()
 
 
 def message_tokens(message: Mapping[str, str], count_text: Callable[[str], int]) -> int:

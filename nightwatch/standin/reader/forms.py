@@ -18,9 +18,11 @@ only vocabulary here; none of it belongs to a story.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from nightwatch.standin.reader.words import ENGLISH_DETERMINERS, Word, analyze, language
+from nightwatch.standin.reader.words import (
+    ENGLISH_DETERMINERS, WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze, language,
+)
+from nightwatch.tokens.bounded_cache import bounded_cache
 
 GIVING_HELPERS = frozenset({"呉れる", "下さる", "貰う", "貰える", "頂く", "頂ける", "欲しい", "呉れ"})
 PERMISSION = frozenset({"良い", "構う", "宜しい", "大丈夫", "許可", "許す"})
@@ -41,7 +43,7 @@ EN_OPENERS = frozenset({"please", "now", "then", "and", "so", "just", "kindly", 
 EN_COPULAS = frozenset({"am", "is", "are", "was", "were", "be", "'re", "'s"})
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_request(sentence: str) -> bool:
     """Does the sentence ask someone to do something, in any voice (direct, polite, reported)?"""
     words = analyze(sentence)
@@ -102,7 +104,7 @@ def is_english_imperative(sentence: str) -> bool:
     return base and len(lowered) > 1 and lowered[1] in ENGLISH_DETERMINERS
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def claims_permission(sentence: str) -> bool:
     """Does the sentence say someone allowed something (〜てもいい, "it is fine to")?"""
     words = analyze(sentence)
@@ -125,7 +127,7 @@ def claims_permission(sentence: str) -> bool:
                (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_question(sentence: str) -> bool:
     """Asks something: a question mark, a question particle (か, っけ, かな), or an interrogative."""
     stripped = sentence.strip()
@@ -141,7 +143,7 @@ def is_question(sentence: str) -> bool:
         and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_negated(sentence: str) -> bool:
     """Does the sentence negate or forbid what it says (a prohibition, when it is an order)?"""
     words = analyze(sentence)
@@ -161,7 +163,7 @@ def is_negated(sentence: str) -> bool:
         any(w.lemma in EN_NEGATIVE_VERBS for w in words)
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_scene(sentence: str) -> bool:
     """Only who or where: a copula and no other verb ("You are X." 「あなたは…です。」)."""
     words = analyze(sentence)
@@ -185,7 +187,7 @@ EN_PAST = frozenset({"was", "were", "had", "did", "said", "went", "came", "left"
                      "told", "gave", "found", "ran", "put", "brought", "kept", "heard", "rang", "fell", "broke"})
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def tells_what_happened(sentence: str) -> bool:
     """A statement in the past tense (「…緩んでいた。」 "The gate was left open."): a record, not an
     order, even when it reports an ask ("was told never to open")."""
@@ -209,7 +211,7 @@ EN_REPORTED = frozenset({"says", "said", "asks", "asked", "wants", "wanted", "ne
                          "requests", "requested", "insists", "wonders", "begs"})
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_direct_request(sentence: str) -> bool:
     """A request made to the listener in the speaker's own voice, not one passed on in narration
     ("A woman asks for a wake-up call", 「開けてほしいと言っています」 are things that happened)."""

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+
+from nightwatch.tokens.bounded_cache import bounded_cache
+
+READ_CACHE_ENTRIES, READ_CACHE_BYTES = 65536, 8 * 2**20
+"""Each cache below (sentences, features, clock times) in entries and bytes: a night reads the same
+texts again and again, and a served stand-in must not keep every distinct large request it read."""
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 CONTENT_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fffー々]+|[A-Za-z0-9']+")
@@ -57,7 +62,7 @@ def sentences(text: str) -> list[str]:
     return list(_sentences(text))
 
 
-@lru_cache(maxsize=65536)
+@bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
 def _sentences(text: str) -> tuple[str, ...]:
     parts: list[str] = []
     depth, start = 0, 0
@@ -81,7 +86,7 @@ def _stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=65536)
+@bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
 def features(text: str) -> frozenset[str]:
     """What two texts are compared by: kanji/katakana and their pairs for Japanese, words for English."""
     if language(text) == "ja":
@@ -133,7 +138,7 @@ def _hour(word: str) -> int:
     return ENGLISH_NUMBERS[word] if word in ENGLISH_NUMBERS else _kanji_number(word)
 
 
-@lru_cache(maxsize=65536)
+@bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
 def find_clock(text: str) -> Clock | None:
     """The first clock time named in ``text``, in any common form: 三時, 午前2時, 3時半, 03:00,
     3 a.m., three o'clock, half past two, midnight. The hour is 0-23 where a.m./p.m. or 午前/午後

@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 import simplemma
 from fugashi import Tagger
 
+from nightwatch.tokens.bounded_cache import bounded_cache
+
+WORD_CACHE_ENTRIES, WORD_CACHE_BYTES = 16384, 4 * 2**20
+"""Each analysis is kept within a byte budget too (a served stand-in reads texts it never sees twice)."""
 KANJI_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 ENGLISH_NUMBERS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -151,13 +154,13 @@ def language(text: str) -> str:
     return "ja" if JAPANESE_CHARS.search(text) else "en"
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def analyze(text: str) -> tuple[Word, ...]:
     """The words of ``text``, in order (Japanese through MeCab, English through simplemma)."""
     return _japanese(text) if language(text) == "ja" else _english(text)
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def content_lemmas(text: str) -> frozenset[str]:
     """The lemmas that carry what a text is about: nouns, verbs, adjectives and numbers."""
     found = set()
@@ -180,7 +183,7 @@ def lemma_coverage(query: str, text: str) -> float:
     return len(wanted & content_lemmas(text)) / len(wanted) if wanted else 0.0
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def subject_lemmas(sentence: str) -> frozenset[str]:
     """What a Japanese sentence is about: the content lemmas of the phrases marked by が or は, one
     per clause (「職人さんたちが…」 is about 職人; 「搬入が遅れ、大太鼓が…」 about both). Empty when
@@ -200,7 +203,7 @@ def subject_lemmas(sentence: str) -> frozenset[str]:
     return frozenset(found)
 
 
-@lru_cache(maxsize=16384)
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def proper_names(text: str) -> frozenset[str]:
     """The names in a text (固有名詞 in Japanese; capitalised words inside an English sentence)."""
     words = analyze(text)
