@@ -5,7 +5,8 @@
 
 Run it after a library change, then ``pytest --nbval`` compares the fresh outputs on every test run.
 Each notebook runs in its own folder, as JupyterLab runs it; nbclient's per-cell timing metadata
-is dropped, so a re-run that changes nothing leaves the file byte-identical.
+is dropped and a print the kernel split into chunks is joined, so a re-run that changes nothing
+leaves the file byte-identical.
 """
 
 from __future__ import annotations
@@ -26,6 +27,16 @@ def rerun(path: Path) -> str:
     NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
+        cell_outputs = cell.get("outputs", [])
+        merged: list = []
+        for output in cell_outputs:  # the kernel splits a print into chunks as timing falls: join them
+            if merged and output.output_type == "stream" and merged[-1].output_type == "stream" \
+                    and merged[-1].name == output.name:
+                merged[-1].text += output.text
+            else:
+                merged.append(output)
+        if cell_outputs:
+            cell.outputs = merged
     nbformat.write(notebook, path)
     return path.relative_to(HERE.parent).as_posix()
 
