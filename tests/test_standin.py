@@ -130,9 +130,11 @@ def test_distinct_large_requests_leave_every_cache_within_its_byte_budget():
     from nightwatch.tokens import COUNT_CACHE_BYTES, count_cache_info
 
     standin = StandInModel(context_limit=10**7, request_log_size=4)
-    for number in range(12):
-        content = "".join(f"{number}番目の荷、木箱{box}。" for box in range(6000))  # ~70,000 characters
+    for number in range(12):  # ~65,000 characters each, in sentences of twenty boxes (the reader reads each)
+        content = "".join(f"{number}番目の荷、" + "、".join(f"木箱{box}" for box in range(start, start + 20)) + "。"
+                          for start in range(0, 9000, 20))
         standin.complete({"model": "gpt-4o", "messages": [MISSION_MESSAGE, {"role": "user", "content": content}]})
     assert count_cache_info().bytes <= COUNT_CACHE_BYTES
     for cache in (text.features, text._sentences, text.find_clock):
         assert cache.info().bytes <= text.READ_CACHE_BYTES == cache.info().max_bytes
+    assert text._sentences.info().bytes > text.READ_CACHE_BYTES * 3 // 4  # the night did press on the bound
