@@ -176,14 +176,14 @@ def compare(context_limit: int) -> None:
 
 ARGPARSE_MESSAGES = [  # argparse's English messages (Python 3.11–3.13) and what is said instead
     (r"^argument (?P<option>\S+?): (?P<rest>.*)$", "{option}: {rest}"),
-    (r"^unrecognized arguments: (?P<args>.*)$", "知らない指定です: {args}"),
+    (r"^unrecognized arguments: (?P<args>.*)$", "認識できない引数です: {args}"),
     (r"^invalid choice: '(?P<value>.*)' \(choose from (?P<choices>.*)\)$",
      "「{value}」というサブコマンドはありません（使えるのは {choices}）"),
     (r"^expected one argument$", "値を一つ続けてください"),
     (r"^invalid (?P<type>\w+) value: '(?P<value>.*)'$", "「{value}」は整数ではありません"),
-    (r"^the following arguments are required: (?P<args>.*)$", "次の指定が要ります: {args}"),
+    (r"^the following arguments are required: (?P<args>.*)$", "次の引数が必要です: {args}"),
     (r"^ambiguous option: (?P<option>\S+) could match (?P<matches>.*)$",
-     "{option} がどの指定か決まりません（候補: {matches}）"),
+     "{option} は複数のオプションに当てはまります（候補: {matches}）"),
 ]
 
 
@@ -224,7 +224,7 @@ class JapaneseArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._positionals.title = "サブコマンド"
         self._optionals.title = "オプション"
-        self.add_argument("-h", "--help", action="help", help="この説明を表示して終わります")
+        self.add_argument("-h", "--help", action="help", help="このヘルプを表示して終了します")
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -271,7 +271,7 @@ def build_parser() -> tuple[JapaneseArgumentParser, JapaneseArgumentParser]:
     serve_parser = commands.add_parser(
         "serve",
         description="代役モデルを http://127.0.0.1:PORT/v1 で公開します。OpenAI 互換のクライアントから"
-                    "話しかけられます。Ctrl-C で止まります。",
+                    "呼び出せます。Ctrl-C で停止します。",
     )
     serve_parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, metavar="PORT",
                               help="127.0.0.1 のポート。0 なら空いているポートを選びます（既定:\u00a0%(default)s）")
@@ -292,7 +292,7 @@ def forgotten_subcommand(argv: list[str], parser, serve_parser) -> str | None:
             for action in serve_parser._actions:
                 if any(name.startswith(option) for name in action.option_strings):  # argparse takes prefixes
                     suggested = " ".join(["python -m nightwatch", "serve", *argv])
-                    return f"{option} は serve サブコマンドの指定です。代役を公開するなら:\n    {suggested}"
+                    return f"{option} は serve サブコマンドのオプションです。代役を公開するなら:\n    {suggested}"
     return None
 
 

@@ -76,7 +76,7 @@ def test_help_fits_80_columns_shows_defaults_and_is_plain_japanese_text(argv):
     assert result.returncode == 0
     assert widest(result.stdout) <= TERMINAL_WIDTH
     assert result.stdout.startswith("使い方: python -m nightwatch")
-    assert "オプション:" in result.stdout and "この説明を表示して終わります" in result.stdout
+    assert "オプション:" in result.stdout and "このヘルプを表示して終了します" in result.stdout
     assert "``" not in result.stdout and "usage:" not in result.stdout and "show this help" not in result.stdout
     assert "既定:2048）" in unwrapped(result.stdout)
 
@@ -96,7 +96,7 @@ def test_a_forgotten_serve_is_named_with_the_command_to_type(capsys, argv):
         main(argv)
     assert stopped.value.code == 2
     error = capsys.readouterr().err
-    assert "--port は serve サブコマンドの指定です" in error
+    assert "--port は serve サブコマンドのオプションです" in error
     assert "\n    python -m nightwatch serve " + " ".join(argv) + "\n" in error  # on a line of its own, to copy
     assert "invalid choice" not in error
     assert max(display_width(line) for line in error.splitlines()) <= TERMINAL_WIDTH
@@ -114,7 +114,7 @@ def test_an_abbreviated_option_of_the_comparison_is_not_taken_for_a_forgotten_se
     (["--context-limit", "abc"], "--context-limit: トークン数は正の整数で指定してください（「abc」が指定されました）"),
     (["--context-limit", "-5"], "--context-limit: トークン数は正の整数"),
     (["--context-limit"], "--context-limit: 値を一つ続けてください"),
-    (["--bogus"], "知らない指定です: --bogus"),
+    (["--bogus"], "認識できない引数です: --bogus"),
     (["serve", "--port", "http"], "--port: ポートは 0 から 65535 までの整数"),
 ])
 def test_argparse_errors_are_japanese_and_name_the_option_as_typed(capsys, argv, says):

@@ -354,7 +354,7 @@ def test_the_own_night_check_refuses_a_night_too_short_to_compare():
     report = check_my_night(namespace["tiny_night"], namespace["tiny_mission"])
     assert report.status == "not_yet"
     text = str(report)
-    assert "往復が 3 しかありません" in text and "7 回目より後に置いてください" in text
+    assert "往復が 3 しかありません" in text and "7 回目以降に置いてください" in text
     assert "朝の報告に近すぎます" in text
     saved = [o for c in nbformat.read(EXERCISES / "ex6_your_night.ipynb", as_version=4).cells
              if c.cell_type == "code" and "check_my_night(tiny_night" in c.source for o in c.outputs]

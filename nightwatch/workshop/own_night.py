@@ -63,7 +63,7 @@ def night_problems(night: Night) -> list[str]:
         problems.append("watchman_test_clock に、務めが試される一言の時刻（turns のどれかの clock）を入れてください")
     elif clocks.index(test) + 1 <= KEEP_LAST // 2:
         problems.append(f"試しの一言が {clocks.index(test) + 1} 回目です。その頃はまだ history[-12:] に銘が残っています。"
-                        f"{KEEP_LAST // 2 + 1} 回目より後に置いてください")
+                        f"{KEEP_LAST // 2 + 1} 回目以降に置いてください")
     if not night.incidents:
         problems.append("incidents が空です。朝の報告に残るべき出来事を Incident(label=..., key_facts=(...)) で挙げてください")
     for incident in night.incidents:
