@@ -179,10 +179,6 @@ def lemmas(sentence: str) -> set[str]:
     return {w.lemma.lower() for w in analyze(sentence)}
 
 
-def words_of(sentence: str) -> tuple[Word, ...]:
-    return analyze(sentence)
-
-
 EN_PAST = frozenset({"was", "were", "had", "did", "said", "went", "came", "left", "took", "made", "got", "saw",
                      "told", "gave", "found", "ran", "put", "brought", "kept", "heard", "rang", "fell", "broke"})
 

@@ -14,8 +14,9 @@ from nightwatch.standin.reader import material
 from nightwatch.standin.reader.text import quoted, similarity
 from nightwatch.standin.reader.words import content_lemmas, proper_names, subject_lemmas
 
-RECALLING = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot",
-                       "知る", "know", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"})
+RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot"})
+"""The words of being asked to remember."""
+RECALLING = RECALL_WORDS | {"知る", "know", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
 FOCUS = frozenset({
     # what kind of answer is wanted, not what it is about: "the *name* of the boat", 「理由」
     "name", "number", "reason", "time", "kind", "type", "colour", "color", "place", "way", "company", "much", "many",

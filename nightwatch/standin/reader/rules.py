@@ -39,8 +39,9 @@ DOING = frozenset({"do", "為る", "やる", "遣る"})
 TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "bring",
                      "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
-RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot"})
+RECALL_WORDS = recall.RECALL_WORDS
 REPORT_ITEM_CHARS = 160
+RECALL_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -233,9 +234,6 @@ def _told_with(request: Request, fact: material.Line) -> str:
         if fact.text in whole and len(whole) <= RECALL_CHARS:
             return whole
     return fact.text
-
-
-RECALL_CHARS = 160
 
 
 def hourly(request: Request) -> Reply | None:

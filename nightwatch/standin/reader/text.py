@@ -31,10 +31,12 @@ ENGLISH_STOPWORDS = frozenset(
 
 KANJI_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 ENGLISH_NUMBERS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
 }
-NUMBER_WORD = "|".join(sorted(ENGLISH_NUMBERS, key=len, reverse=True))
+HOUR_WORDS = [word for word, value in ENGLISH_NUMBERS.items() if 1 <= value <= 12]
+NUMBER_WORD = "|".join(sorted(HOUR_WORDS, key=len, reverse=True))
 CLOCK_JA = re.compile(
     r"(?P<ampm>午前|午後|夜の|朝の)?\s*(?P<n>[〇零一二三四五六七八九十]{1,3}|\d{1,2})時(?!間)(?:(?P<half>半)|(?P<min>[〇零一二三四五六七八九十]{1,3}|\d{1,2})分)?"
 )
@@ -124,18 +126,24 @@ class Clock:
     words: str
 
 
-def _kanji_number(text: str) -> int:
+def number_value(text: str) -> int | None:
+    """The one numeral parser: 三 → 3, 十二 → 12, 12 → 12, twelve → 12; None for anything else."""
+    text = text.strip().lower()
     if text.isdecimal():
         return int(text)
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        return (KANJI_DIGITS.get(tens, 1) if tens else 1) * 10 + (KANJI_DIGITS.get(ones, 0) if ones else 0)
-    return KANJI_DIGITS.get(text, 0)
+    if text in ENGLISH_NUMBERS:
+        return ENGLISH_NUMBERS[text]
+    if text and all(ch in KANJI_DIGITS or ch == "十" for ch in text):
+        if "十" in text:
+            tens, _, ones = text.partition("十")
+            return (KANJI_DIGITS.get(tens, 1) if tens else 1) * 10 + (KANJI_DIGITS.get(ones, 0) if ones else 0)
+        if len(text) == 1:
+            return KANJI_DIGITS[text]
+    return None
 
 
 def _hour(word: str) -> int:
-    word = word.lower()
-    return ENGLISH_NUMBERS[word] if word in ENGLISH_NUMBERS else _kanji_number(word)
+    return number_value(word) or 0
 
 
 @bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
@@ -145,7 +153,7 @@ def find_clock(text: str) -> Clock | None:
     say which; otherwise as said."""
     found = []
     for match in CLOCK_JA.finditer(text):
-        hour = _kanji_number(match["n"])
+        hour = _hour(match["n"])
         if match["ampm"] == "午後" and hour < 12:
             hour += 12
         found.append((match.start(), Clock(hour % 24, match.group(0).strip())))

@@ -27,16 +27,11 @@ from dataclasses import dataclass
 import simplemma
 from fugashi import Tagger
 
+from nightwatch.standin.reader.text import language, number_value
 from nightwatch.tokens.bounded_cache import bounded_cache
 
 WORD_CACHE_ENTRIES, WORD_CACHE_BYTES = 16384, 4 * 2**20
 """Each analysis is kept within a byte budget too (a served stand-in reads texts it never sees twice)."""
-KANJI_DIGITS = {"〇": 0, "零": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-ENGLISH_NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-}
 ENGLISH_FUNCTION = frozenset(
     "a an the and or but nor of to in on at by for with from into onto over under up down out off "
     "about after before during until till since through across along around near past than as if "
@@ -88,22 +83,6 @@ class Word:
         return self.pos in ("noun", "verb", "adj", "num") and self.lemma not in GENERIC_LEMMAS
 
 
-def number_value(text: str) -> int | None:
-    """三 → 3, 十二 → 12, 12 → 12, twelve → 12; None for anything else."""
-    text = text.strip().lower()
-    if text.isdecimal():
-        return int(text)
-    if text in ENGLISH_NUMBERS:
-        return ENGLISH_NUMBERS[text]
-    if text and all(ch in KANJI_DIGITS or ch == "十" for ch in text):
-        if "十" in text:
-            tens, _, ones = text.partition("十")
-            return (KANJI_DIGITS.get(tens, 1) if tens else 1) * 10 + (KANJI_DIGITS.get(ones, 0) if ones else 0)
-        if len(text) == 1:
-            return KANJI_DIGITS[text]
-    return None
-
-
 JAPANESE_POS = {
     "名詞": "noun", "代名詞": "pron", "動詞": "verb", "形容詞": "adj", "形状詞": "adj", "副詞": "adverb",
     "助動詞": "aux", "助詞": "particle", "接頭辞": "prefix", "接尾辞": "suffix", "補助記号": "symbol",
@@ -146,14 +125,6 @@ def _english(text: str) -> tuple[Word, ...]:
     return tuple(words)
 
 
-JAPANESE_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-
-
-def language(text: str) -> str:
-    """'ja' when the text holds any kana or kanji, else 'en'."""
-    return "ja" if JAPANESE_CHARS.search(text) else "en"
-
-
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def analyze(text: str) -> tuple[Word, ...]:
     """The words of ``text``, in order (Japanese through MeCab, English through simplemma)."""
@@ -170,17 +141,6 @@ def content_lemmas(text: str) -> frozenset[str]:
             if word.gloss:
                 found.add(simplemma.lemmatize(word.gloss, lang="en"))  # the bridge between a mission and a night
     return frozenset(found)
-
-
-def shared_content(a: str, b: str) -> frozenset[str]:
-    """The content lemmas two texts have in common."""
-    return content_lemmas(a) & content_lemmas(b)
-
-
-def lemma_coverage(query: str, text: str) -> float:
-    """Share of the query's content lemmas that ``text`` also has (0..1)."""
-    wanted = content_lemmas(query)
-    return len(wanted & content_lemmas(text)) / len(wanted) if wanted else 0.0
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
