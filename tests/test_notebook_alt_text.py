@@ -2,7 +2,8 @@
 
 nbconvert's classic HTML template reads the image's alt text from the output metadata or, failing
 that, from the cell metadata key "alt"; the cell route survives re-execution (notebooks/rerun.py
-keeps cell metadata).
+keeps cell metadata). The default "lab" template ignores that key (it writes a stock placeholder) (JupyterLab itself has no
+standard for it yet), so the project ships notebooks/html_with_alt.html.j2, the lab look plus alt.
 """
 
 from __future__ import annotations
@@ -58,3 +59,31 @@ def test_nbconvert_classic_template_uses_the_cell_alt_key():
     notebook = nbformat.reads(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "cells": [cell]}), as_version=4)
     html, _ = nbconvert.HTMLExporter(template_name="classic").from_notebook_node(notebook)
     assert f'alt="{cell["metadata"]["alt"]}"' in html
+
+
+TEMPLATE = NOTEBOOKS / "html_with_alt.html.j2"
+
+
+def test_the_project_template_gives_every_plot_its_alt_in_the_lab_look():
+    """The README's export command: the lab look, and each <img> carries its cell's alt text."""
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    path = next(p for p in NOTEBOOK_PATHS if len(plot_cells(p)) >= 2)
+    notebook = nbformat.read(path, as_version=4)
+    html, _ = nbconvert.HTMLExporter(template_file=str(TEMPLATE)).from_notebook_node(notebook)
+    images = re.findall(r"<img\b[^>]*>", html)
+    expected = [cell["metadata"]["alt"] for _, cell in plot_cells(path)]
+    assert len(images) == len(expected)
+    assert [re.search(r'alt="([^"]*)"', tag).group(1) for tag in images] == expected
+    assert "jp-RenderedImage" in html  # the lab look, not the classic one
+
+
+def test_the_default_lab_template_still_gives_only_a_placeholder():
+    """Why the project template exists: the lab template ignores "alt" and writes nbconvert's stock
+    "No description has been provided" on every image. When it learns the key, drop ours."""
+    nbformat = pytest.importorskip("nbformat")
+    nbconvert = pytest.importorskip("nbconvert")
+    path = next(p for p in NOTEBOOK_PATHS if plot_cells(p))
+    html, _ = nbconvert.HTMLExporter(template_name="lab").from_notebook_node(nbformat.read(path, as_version=4))
+    alts = re.findall(r'<img\b[^>]*\balt="([^"]*)"', html)
+    assert alts and all(alt.startswith("No description") for alt in alts)
