@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -13,7 +14,9 @@ from nightwatch.__main__ import TERMINAL_WIDTH, display_width, main, wrap
 PROGRAM = [sys.executable, "-m", "nightwatch"]
 
 
+@functools.cache
 def run(*args: str) -> subprocess.CompletedProcess:
+    """One real process per command line, shared by the tests that read its output (each start costs seconds)."""
     # COLUMNS as an 80-column terminal reports it; argparse wraps its help to it
     return subprocess.run(PROGRAM + list(args), capture_output=True, text=True, timeout=120,
                           env={"COLUMNS": str(TERMINAL_WIDTH), "PATH": "", "PYTHONIOENCODING": "utf-8"})
