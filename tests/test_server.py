@@ -128,8 +128,19 @@ def test_models_route(served):
     client = http_client(served)
     assert [model.id for model in client.models.list().data] == ["nightwatch-standin"]
     assert client.models.retrieve("nightwatch-standin").id == "nightwatch-standin"
-    with pytest.raises(openai.NotFoundError):
-        client.models.retrieve("gpt-9")
+    assert client.models.retrieve("gpt-4o").id == "gpt-4o"  # chat answers under any name, so this does too
+
+
+def test_a_stand_in_with_model_names_answers_those_and_404s_the_rest():
+    client = StandInModel(model_names={"gpt-4o"}).client()
+    assert [model.id for model in client.models.list().data] == ["nightwatch-standin", "gpt-4o"]
+    assert client.models.retrieve("gpt-4o").id == "gpt-4o"
+    assert ask(client, PLAIN).model == "gpt-4o"
+    for attempt in (lambda: client.models.retrieve("gpt-9"),
+                    lambda: client.chat.completions.create(model="gpt-9", messages=PLAIN)):
+        with pytest.raises(openai.NotFoundError) as missing:
+            attempt()
+        assert missing.value.code == "model_not_found" and "`gpt-9` does not exist" in missing.value.message
 
 
 # --- message shapes current clients send ----------------------------------------------------------
