@@ -112,6 +112,20 @@ def test_streaming_yields_the_reply_in_chunks(served, where, include_usage):
         assert chunks[-1].choices == [] and chunks[-1].usage == whole.usage
 
 
+def test_the_event_stream_is_sent_as_it_is_made(served):
+    body = json.dumps({"model": "m", "messages": PLAIN, "stream": True}).encode()
+    with httpx2.Client() as client, client.stream("POST", f"{served.base_url}/chat/completions", content=body,
+                                                  headers={"content-type": "application/json"}) as response:
+        # no length announced: the body is sent in chunks as events are made, not assembled first
+        assert "content-length" not in response.headers
+        assert response.headers["transfer-encoding"] == "chunked"
+        lines = response.iter_lines()
+        first = next(line for line in lines if line)
+        assert json.loads(first[6:])["choices"][0]["delta"]["role"] == "assistant"
+        rest = [line for line in lines if line]
+    assert rest[-1] == "data: [DONE]" and len(rest) > 3
+
+
 def test_the_event_stream_ends_with_done(served):
     body = json.dumps({"model": "m", "messages": PLAIN, "stream": True}).encode()
     with httpx2.Client() as client:

@@ -3,15 +3,22 @@
 It sits behind the real ``openai`` client through an ``httpx2.MockTransport`` (openai 3.x sends its
 requests with httpx2), so requests are built, sent and parsed by the real SDK, and a refusal arrives
 as the real ``openai.BadRequestError``. The endpoint counts every request with ``nightwatch.tokens``,
-refuses one over its context limit exactly as the API does, reports ``usage``, and records every
-request for plotting. It can be told to fail on chosen calls (429, 500, or a timeout), so tests can
-show what an agent does when the real SDK raises. What it answers comes from ``nightwatch.standin.reader.read`` and depends on the request alone;
-each recorded request keeps the reader's grounding trace.
+reports ``usage``, and records every request for plotting. Over its context limit it either refuses
+exactly as the API does (``context_overflow="error"``) or, as a local server may, silently drops
+messages from the front until the request fits (``"truncate_front"``; the record keeps what was
+dropped). It can be told to fail on chosen calls (429, 500, or a timeout), so tests can show what an
+agent does when the real SDK raises.
 
-Requests arrive in every shape current clients send (``nightwatch.standin.protocol`` reduces them to
-plain messages) and may ask for a stream. The same object serves many threads at once behind the
-HTTP server, so its shared state (the call counter, the request log) is guarded by a lock, and the
-log is a ring of the most recent requests, so a long-running server's memory stays flat.
+What it answers depends on the request alone: a tool call when an offered function relates to the
+ask (``nightwatch.standin.tools``), the tool's result after one, otherwise the reader's reply
+(``nightwatch.standin.reader.read``), shaped by ``response_format`` (``nightwatch.standin.fill``)
+and cut by ``stop`` and the reply cap. Each recorded request keeps the grounding trace.
+
+Requests arrive in every shape current clients send; ``nightwatch.standin.protocol`` says, field by
+field, what is honoured and what is refused. Streams are handed over event by event. The same
+object serves many threads at once behind the HTTP server, so its shared state (the call counter,
+the request log) is guarded by a lock, and the log is a ring of the most recent requests, so a
+long-running server's memory stays flat.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import openai
 from nightwatch.standin.fill import Unfillable, fill_schema, numbers_in
 from nightwatch.standin.protocol import ChatRequest, ProtocolError, apply_stop, parse_chat_request, stream_events
 from nightwatch.standin.reader import Reply, Source, read
+from nightwatch.standin.reader.grounding import source
 from nightwatch.standin.tools import ToolCall, choose_call, relay
 from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
 
@@ -258,8 +266,9 @@ class StandInModel:
         if not self.accepts(chat.model):
             return model_not_found(chat.model)
         messages, max_tokens = chat.messages, chat.max_tokens
-        tool_tokens = count_text_tokens(json.dumps([tool.__dict__ for tool in chat.tools], ensure_ascii=False),
-                                        self.encoding_name) if chat.tools else 0
+        offered = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in chat.tools]
+        # tool definitions are read too: counted (approximately) as their JSON text
+        tool_tokens = count_text_tokens(json.dumps(offered, ensure_ascii=False), self.encoding_name) if offered else 0
 
         def size(sent: list[dict[str, str]]) -> int:
             return count_message_tokens(sent, self.encoding_name) + tool_tokens
@@ -323,7 +332,8 @@ class StandInModel:
         else:
             call = choose_call(chat, messages)
             if call is not None:
-                return Reply("", (), "tool_call"), call  # type: ignore[arg-type]
+                asked = source(messages, len(messages) - 1, messages[-1]["content"])
+                return Reply("", (asked,), "tool_call"), call  # type: ignore[arg-type]
             answered = read(messages)
         if chat.response_format is not None:
             answered = Reply(shape(answered, chat.response_format, messages), answered.grounding, answered.act)

@@ -130,7 +130,9 @@ class ChatRequest:
     answered_call: tuple[int, ...] = field(default=())  # indices of the tool messages that end the request
 
 
-DEFAULTS = (None, False, 0, "", [], {})
+DEFAULTS: dict[str, tuple[Any, ...]] = {  # what a refused field may still say: "I ask for nothing"
+    "store": (False,), "frequency_penalty": (0,), "presence_penalty": (0,), "logit_bias": ({},), "top_logprobs": (0,),
+}
 NO_OP_CHECKS: dict[str, tuple[type | tuple[type, ...], Any]] = {
     "temperature": ((int, float), lambda v: 0 <= v <= 2),
     "top_p": ((int, float), lambda v: 0 <= v <= 1),
@@ -153,7 +155,7 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
             raise ProtocolError(f"Unrecognized request argument supplied: {key}")
     for key, rule in FIELDS.items():
         value = body.get(key)
-        if rule.handling == "refused" and value not in DEFAULTS:
+        if rule.handling == "refused" and value is not None and not _is_default(key, value):
             raise ProtocolError(f"The stand-in does not support '{key}': {rule.why}.", key)
         if rule.handling == "no-op" and value is not None:
             kind, fits = NO_OP_CHECKS[key]
@@ -196,6 +198,10 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
         tool_choice=_tool_choice(body.get("tool_choice"), tools),
         answered_call=check_tool_history(raw),
     )
+
+
+def _is_default(key: str, value: Any) -> bool:
+    return any(type(value) is type(default) and value == default for default in DEFAULTS.get(key, ()))
 
 
 def _max_tokens(body: Mapping[str, Any]) -> int | None:
