@@ -133,6 +133,23 @@ def test_a_schema_the_request_cannot_fill_is_a_400_naming_the_field():
     assert json.loads(response.choices[0].message.content) == {"count": 3}
 
 
+def test_a_strict_schema_is_held_to_openais_rules():
+    loose = {**SCHEMA, "properties": {**SCHEMA["properties"], "note": {"type": "object", "properties": {}}},
+             "required": [*SCHEMA["required"], "note"]}
+    error = refused(response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": loose,
+                                                                            "strict": True}})
+    assert error.param == "response_format"
+    assert error.body["message"] == ("Invalid schema for response_format 'r': In context=('properties', 'note'), "
+                                     "'additionalProperties' is required to be supplied and to be false.")
+    partial = {**SCHEMA, "required": ["reply", "source"]}
+    error = refused(response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": partial,
+                                                                            "strict": True}})
+    assert error.body["message"].endswith("Missing 'verdict'.")
+    strict = create(response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": SCHEMA,
+                                                                             "strict": True}})
+    jsonschema.validate(json.loads(strict.choices[0].message.content), SCHEMA)
+
+
 def test_an_invalid_schema_is_refused():
     error = refused(response_format={"type": "json_schema", "json_schema": {"name": "r", "schema": {"type": 5}}})
     assert error.param == "response_format.json_schema.schema"

@@ -253,9 +253,39 @@ def _response_format(value: object) -> dict[str, Any] | None:
             raise ProtocolError("'response_format.json_schema' must be an object with a 'name'.",
                                 "response_format.json_schema")
         schema = _check_schema(spec.get("schema", {}), "response_format.json_schema.schema")
+        if spec.get("strict"):
+            check_strict(schema, f"response_format '{spec['name']}'", "response_format")
         return {"type": "json_schema", "name": spec["name"], "schema": schema}
     raise ProtocolError("'response_format.type' must be 'text', 'json_object' or 'json_schema'.",
                         "response_format.type")
+
+
+def check_strict(schema: Mapping[str, Any], what: str, param: str, context: tuple[str, ...] = ()) -> None:
+    """Refuse a strict schema OpenAI refuses: every object closed, every property required.
+
+    Structured outputs in strict mode need ``additionalProperties: false`` and a ``required`` list
+    naming every property, at every level; the messages are the API's."""
+    def refuse(rule: str) -> ProtocolError:
+        return ProtocolError(f"Invalid schema for {what}: In context={context!r}, {rule}", param)
+
+    if schema.get("type") == "object" or "properties" in schema:
+        if schema.get("additionalProperties") is not False:
+            raise refuse("'additionalProperties' is required to be supplied and to be false.")
+        properties = schema.get("properties") or {}
+        missing = [name for name in properties if name not in (schema.get("required") or [])]
+        if missing:
+            raise refuse("'required' is required to be supplied and to be an array including every key in "
+                         f"properties. Missing '{missing[0]}'.")
+    children: list[tuple[tuple[str, ...], Any]] = []
+    for key in ("properties", "$defs", "definitions"):
+        children += [((key, name), sub) for name, sub in (schema.get(key) or {}).items()]
+    for key in ("anyOf", "oneOf", "allOf"):
+        children += [((key, str(index)), sub) for index, sub in enumerate(schema.get(key) or [])]
+    if isinstance(schema.get("items"), dict):
+        children.append((("items",), schema["items"]))
+    for path, sub in children:
+        if isinstance(sub, dict):
+            check_strict(sub, what, param, context + path)
 
 
 def _tools(value: object) -> tuple[ToolSpec, ...]:
@@ -277,6 +307,8 @@ def _tools(value: object) -> tuple[ToolSpec, ...]:
             raise ProtocolError(f"'{where}.function.description' must be a string.", f"{where}.function.description")
         parameters = _check_schema(function.get("parameters") or {"type": "object", "properties": {}},
                                    f"{where}.function.parameters")
+        if function.get("strict"):
+            check_strict(parameters, f"function '{function['name']}'", f"{where}.function.parameters")
         specs.append(ToolSpec(function["name"], description, parameters, where))
     return tuple(specs)
 
