@@ -238,8 +238,8 @@ def _told_with(request: Request, fact: material.Line) -> str:
 
 
 def hourly(request: Request) -> Reply | None:
-    """A bare clock call: announce it per a periodic duty; with none, carry on with what the recent
-    exchanges dwelt on (the content most of them share), quoting the latest sentence said about it."""
+    """A bare clock call: announce it per a periodic duty; with none, carry on with what the last few
+    exchanges dwelt on (the content most of them share), quoting what was said about it."""
     if not material.is_chime(request.question):
         return None
     clock = find_clock(request.question)
