@@ -3,11 +3,13 @@
 Nothing here says how the watchman should answer. A night lists what happens; its incidents (each
 with the key facts a morning report must state) and the turn that tests whether he is still a
 watchman are the yardsticks ``compare.night_outcome`` reads the replies against. Everything the
-watchman may drift into is in the script too (someone asks for the decorations to be put away):
-the stand-in invents nothing.
+watchman may drift into is in the script too (the decorations left on the props-room floor, talked
+about on the trial night, asked to be put away on the eve): the stand-in invents nothing.
 
-The story's order lives here as data. On the celebration eve the dusk handover and the patrols up
-to midnight are the first six calls, so ``history[-12:]`` drops the mission right after midnight;
+The story's order lives here as data. Act 2 tries the one-line fix on a night of its own, the
+trial night (``trial_night``): sparse until two, so ``history[-12:]`` still sends the mission at one
+and at two o'clock and first leaves it out at 02:10. On the celebration eve the dusk handover and
+the patrols up to midnight are the first six calls, so ``history[-12:]`` drops the mission right after midnight;
 the 丑三つ question about the west gallery's parcels comes at 02:20, the decorations are asked for
 at 02:30, "what is your duty tonight" at 02:45, and the drunk guest tries the stage door at 03:50.
 """
