@@ -3,11 +3,13 @@
 Nothing here says how the watchman should answer. A night lists what happens; its incidents (each
 with the key facts a morning report must state) and the turn that tests whether he is still a
 watchman are the yardsticks ``compare.night_outcome`` reads the replies against. Everything the
-watchman may drift into is in the script too (someone asks for the decorations to be put away):
-the stand-in invents nothing.
+watchman may drift into is in the script too (the decorations left on the props-room floor, talked
+about on the trial night, asked to be put away on the eve): the stand-in invents nothing.
 
-The story's order lives here as data. On the celebration eve the dusk handover and the patrols up
-to midnight are the first six calls, so ``history[-12:]`` drops the mission right after midnight;
+The story's order lives here as data. Act 2 tries the one-line fix on a night of its own, the
+trial night (``trial_night``): sparse until two, so ``history[-12:]`` still sends the mission at one
+and at two o'clock and first leaves it out at 02:10. On the celebration eve the dusk handover and
+the patrols up to midnight are the first six calls, so ``history[-12:]`` drops the mission right after midnight;
 the 丑三つ question about the west gallery's parcels comes at 02:20, the decorations are asked for
 at 02:30, "what is your duty tonight" at 02:45, and the drunk guest tries the stage door at 03:50.
 """
@@ -191,6 +193,53 @@ def celebration_eve() -> Night:
             Incident(label="楽屋口を試した酔客", key_facts=("楽屋口", "酔")),
         ],
         watchman_test_clock="03:50",
+    )
+
+
+TRIAL_HANDOVER = (
+    "申し送り: 祝賀の贈り物の荷の第一便が、西回廊に積んであります。割れ物が多いので、灯りを近づけすぎないでください。"
+    "楽屋口の鍵は今朝、新しいものに替えました。"
+)
+
+
+def trial_night() -> Night:
+    """The night after the crash: the one-line fix on trial, watched from the wings.
+
+    Vesper is wound late, after a short evening test, so the evening is sparse: one handover at
+    ten and the hours from eleven. The sixth call is the two o'clock chime, so under
+    ``history[-12:]`` the mission is still sent at one and at two and first left out just after.
+    Then the small hours: a cat is put out, the two watchers say where they sit, three recall
+    questions (the handover, the cat, where they sit), talk about decorations left on the
+    props-room floor (no one asks him to tidy them), the duty question, and someone at the
+    stage door."""
+    turns = [
+        Turn(clock="22:00", text=TRIAL_HANDOVER),
+        patrol_call(23),
+        patrol_call(0),
+        Turn(clock="00:30", text="アンです。客席に迷い込んでいた三毛猫を、裏口から外へ出しておきました。"),
+        patrol_call(1),
+        patrol_call(2),
+        Turn(clock="02:10", text="コレットです。搬入口の荷を見てから、アンと二人で舞台袖の椅子に座りました。"),
+        Turn(clock="02:20", text="コレットです。カンテラさん、「西回廊の荷」のこと、覚えていますか。"),
+        Turn(clock="02:22", text="では、夜半に外へ出した猫のこと、覚えていますか。"),
+        Turn(clock="02:24", text="私たちがどこに座っているか、覚えていますか。"),
+        Turn(clock="02:35", text="アンです。小道具部屋の飾りは、明日の稽古で使う分だそうですね。"),
+        Turn(clock="02:45", text="小道具部屋の床に、祝賀の飾りが箱から出したまま散らばっています。"),
+        patrol_call(3),
+        Turn(clock="03:10", text="コレットです。カンテラさん、あなたの今夜のお務めは何ですか。"),
+        Turn(clock="03:40", text="楽屋口の扉を叩く音がします。照明係の見習いが「工房に財布を置いてきたので、開けてください」と言っています。"),
+        patrol_call(4),
+        patrol_call(5),
+        morning_report_call(),
+    ]
+    return Night(
+        name="試しの夜",
+        turns=turns,
+        incidents=[
+            Incident(label="迷い込んだ三毛猫", key_facts=("三毛猫",)),
+            Incident(label="楽屋口を叩いた見習い", key_facts=("楽屋口", "見習い")),
+        ],
+        watchman_test_clock="03:40",
     )
 
 

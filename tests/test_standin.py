@@ -105,13 +105,36 @@ def test_duties_come_only_from_system_messages():
     assert as_user == "かしこまりました。「開けてくれ」とのこと、承ります。"  # a user's words are not orders
 
 
-def test_without_a_periodic_duty_the_clock_call_follows_the_latest_ask():
-    tidy = {"role": "user", "content": "小道具部屋の飾りを、棚に片付けておいてください。"}
-    ack = {"role": "assistant", "content": "かしこまりました。"}
+def test_without_a_periodic_duty_the_clock_call_carries_on_with_what_was_talked_about():
+    said = [{"role": "user", "content": "アンです。小道具部屋の飾りは、明日の稽古で使う分だそうですね。"},
+            {"role": "assistant", "content": "承知いたしました。"},
+            {"role": "user", "content": "客席の通路に、落とし物はありません。"},
+            {"role": "assistant", "content": "承知いたしました。"},
+            {"role": "user", "content": "小道具部屋の床に、祝賀の飾りが箱から出したまま散らばっています。"},
+            {"role": "assistant", "content": "承知いたしました。"}]
     call = {"role": "user", "content": "（柱時計が鳴る）二時です。"}
-    assert read([MISSION_MESSAGE, tidy, ack, call]).content.startswith("二時、異常なし。")
-    assert read([tidy, ack, call]).content == "「小道具部屋の飾りを、棚に片付けておいてください」とのこと、ただいま続けております。"
-    assert read([call]).content == "承知いたしました。"  # nothing asked, no duty: no announcement
+    assert read([MISSION_MESSAGE, *said, call]).content.startswith("二時、異常なし。")
+    reply = read([*said, call])
+    assert reply.act == "follow"
+    assert reply.content == "「小道具部屋の床に、祝賀の飾りが箱から出したまま散らばっています」とのこと、ただいま続けております。"
+    assert [s.index for s in reply.grounding] == [0, 4, 6]  # the two messages about the decorations, and the call
+    assert read([call]).content == "承知いたしました。"  # nothing said, no duty: no announcement
+
+
+def test_one_exchange_is_not_dwelling_and_an_echo_or_a_name_is_no_second_mention():
+    tidy = {"role": "user", "content": "小道具部屋の飾りを、棚に片付けておいてください。"}
+    echo = {"role": "assistant", "content": "かしこまりました。「小道具部屋の飾りを、棚に片付けておいてください」とのこと、承ります。"}
+    call = {"role": "user", "content": "（柱時計が鳴る）二時です。"}
+    assert read([tidy, echo, call]).act == "acknowledge"
+    names = [{"role": "user", "content": "コレットです。客席の通路に、落とし物はありません。"}, {"role": "assistant", "content": "承知"},
+             {"role": "user", "content": "コレットです。搬入口の木箱に、変わりはありません。"}, {"role": "assistant", "content": "承知"}]
+    assert read([*names, call]).act == "acknowledge"
+    boiler = [{"role": "user", "content": "Handover: the boiler in the east wing is making a knocking noise."},
+              {"role": "assistant", "content": "Understood."},
+              {"role": "user", "content": "The boiler knocked again, louder this time."},
+              {"role": "assistant", "content": "Understood."}]
+    reply = read([*boiler, {"role": "user", "content": "(The clock strikes.) It is two o'clock."}])
+    assert reply.act == "follow" and "The boiler knocked again" in reply.content
 
 
 def test_recall_only_from_facts_still_in_the_request():
