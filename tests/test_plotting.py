@@ -45,7 +45,19 @@ def legend_texts(ax) -> list[str]:
 def drawn_colors(ax) -> set[str]:
     colors = {to_hex(patch.get_facecolor()) for patch in ax.patches if patch.get_fill()}
     colors |= {to_hex(line.get_color()) for line in ax.lines}
+    colors |= {to_hex(face) for collection in ax.collections for face in collection.get_facecolor()}
     return colors
+
+
+def bars(ax, color: str) -> list[tuple[float, float, float]]:
+    """(centre, bottom, top) of every bar drawn in ``color``."""
+    found = []
+    for collection in ax.collections:
+        if len(collection.get_facecolor()) and to_hex(collection.get_facecolor()[0]) == color:
+            for path in collection.get_paths():
+                xs, ys = path.vertices[:, 0], path.vertices[:, 1]
+                found.append(((xs.min() + xs.max()) / 2, ys.min(), ys.max()))
+    return found
 
 
 def test_the_tier_colours_and_design_colours_are_read_from_the_one_palette():
@@ -60,8 +72,11 @@ def test_the_tier_colours_and_design_colours_are_read_from_the_one_palette():
 def test_request_stacks_are_bars_in_palette_colours_only(ax):
     plotting.plot_request_stacks(ax, TIERED, limit=500, reserve=100)
     assert drawn_colors(ax) <= {to_hex(color) for color in PALETTE.values()}
-    bars = [patch for patch in ax.patches if to_hex(patch.get_facecolor()) == PALETTE["summary"]]
-    assert len(bars) == len(TIERED)  # one summary segment per call, drawn as a bar
+    assert len(bars(ax, PALETTE["summary"])) == 1  # only the second call carries a summary
+    assert len(bars(ax, PALETTE["mission"])) == len(TIERED)  # every call starts with the mission
+    (centre, low, high), = bars(ax, PALETTE["summary"])
+    (_, _, mission_top), = [bar for bar in bars(ax, PALETTE["mission"]) if bar[0] == centre]
+    assert centre == 2 and low == mission_top < high  # stacked on the mission, as the request is laid out
 
 
 def test_a_design_without_tiers_is_labelled_as_a_history_not_a_window(ax):
@@ -95,8 +110,7 @@ def test_the_x_axis_says_call_numbers_or_clock_times(ax):
 def test_a_slice_of_a_night_keeps_its_call_numbers(ax):
     table = plotting.plot_request_stacks(ax, TIERED, limit=500, calls=[118, 119])
     assert list(table.index) == [118, 119]
-    assert sorted({round(patch.get_x() + patch.get_width() / 2) for patch in ax.patches
-                   if patch.get_fill() and patch.get_width() < 1}) == [118, 119]
+    assert sorted(centre for centre, _, _ in bars(ax, PALETTE["mission"])) == [118, 119]
 
 
 def test_the_reserve_band_sits_just_under_the_limit(ax):

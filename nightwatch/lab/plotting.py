@@ -40,6 +40,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import matplotlib_fontja  # noqa: F401  (registers IPAexGothic and selects it)
 import pandas as pd
+from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
@@ -165,6 +166,18 @@ def tier_legend(ax: plt.Axes, tiers: Sequence[str] = TIERS, extra: Sequence = ()
     ax.legend(handles=[*handles, *extra], **kwargs)
 
 
+def draw_bars(ax: plt.Axes, x: Sequence[float], heights: Sequence[float], bottoms: Sequence[float],
+              color: str, width: float = 0.85) -> PolyCollection:
+    """Bars as one collection: the same picture as ``ax.bar``, drawn in one go (a long night has
+    hundreds of calls, and one patch per bar makes a chapter slow)."""
+    half = width / 2
+    rectangles = [[(at - half, low), (at - half, low + height), (at + half, low + height), (at + half, low)]
+                  for at, height, low in zip(x, heights, bottoms) if height > 0]
+    bars = PolyCollection(rectangles, facecolors=color, edgecolors="none", linewidths=0)
+    ax.add_collection(bars)
+    return bars
+
+
 def plot_request_stacks(
     ax: plt.Axes,
     requests: Sequence[Sequence[Message]],
@@ -191,7 +204,7 @@ def plot_request_stacks(
     numbers = table.index.to_numpy()
     bottom = pd.Series(0, index=table.index)
     for tier in TIERS:
-        ax.bar(numbers, table[tier], bottom=bottom, width=0.85, color=PALETTE[tier], linewidth=0)
+        draw_bars(ax, numbers, table[tier], bottom, PALETTE[tier])
         bottom = bottom + table[tier]
     extra = []
     if refused is not None and any(refused):
