@@ -159,3 +159,16 @@ def test_the_diagram_is_drawn_in_the_tier_colours(ax):
     faces = {to_hex(patch.get_facecolor(), keep_alpha=False) for patch in ax.patches if patch.get_fill()}
     assert {PALETTE[tier] for tier in TIERS} <= faces
     assert "往復7" in {text.get_text() for text in ax.texts}
+
+
+def test_tokens_already_split_by_tier_draw_the_same_stacks(ax):
+    figure, other = plt.subplots()
+    try:
+        drawn = plotting.plot_request_stacks(ax, TIERED, limit=500)
+        counted = drawn[list(TIERS)].rename(columns=dict(zip(TIERS, ["銘", "束ね", "窓", "今の問い"])))
+        again = plotting.plot_tier_stacks(other, counted, limit=500)
+        assert again["合計"].tolist() == drawn["合計"].tolist()
+        assert bars(other, PALETTE["summary"]) == bars(ax, PALETTE["summary"])
+        assert "束ね（要約）" in legend_texts(other)
+    finally:
+        plt.close(figure)

@@ -4,7 +4,7 @@ The collection speaks one picture language, so a reader learns each picture once
 each design change it:
 
 - the request of each call as a stack of tiers (mission / summary / window / question) against the
-  context limit (``plot_request_stacks``);
+  context limit (``plot_request_stacks``; ``plot_tier_stacks`` when the tiers are already counted);
 - the messages of one request laid end to end, e.g. just before and just after a compaction
   (``plot_request_blocks``);
 - where each answer came from: which tiers of its request the reply drew on, read from the
@@ -201,6 +201,26 @@ def plot_request_stacks(
     table = tier_table(requests)
     if calls is not None:
         table.index = pd.Index(list(calls), name=table.index.name)
+    tiered = is_tiered(requests) if tiered is None else tiered
+    return plot_tier_stacks(ax, table, limit, refused, title, legend, reserve=reserve, clocks=clocks, tiered=tiered)
+
+
+def plot_tier_stacks(
+    ax: plt.Axes,
+    table: pd.DataFrame,
+    limit: int,
+    refused: Sequence[bool] | None = None,
+    title: str | None = None,
+    legend: bool = True,
+    *,
+    reserve: int | None = None,
+    clocks: Sequence[str] | None = None,
+    tiered: bool | None = None,
+) -> pd.DataFrame:
+    """The same stacked bars from tokens already split by tier: one row per call (indexed by call
+    number), one column per tier in ``TIERS`` order (a framework's request, split its own way)."""
+    table = table.set_axis(list(TIERS), axis=1) if list(table.columns)[:4] != list(TIERS) else table.copy()
+    table["合計"] = table[list(TIERS)].sum(axis=1)
     numbers = table.index.to_numpy()
     bottom = pd.Series(0, index=table.index)
     for tier in TIERS:
@@ -225,7 +245,7 @@ def plot_request_stacks(
         ax.set_title(title)
     if legend:
         present = [tier for tier in TIERS if table[tier].any()]
-        tiered = is_tiered(requests) if tiered is None else tiered
+        tiered = bool(table["summary"].any()) if tiered is None else tiered
         tier_legend(ax, present, extra, tiered=tiered, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return table
 
