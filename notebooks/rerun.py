@@ -2,6 +2,7 @@
 
     python notebooks/rerun.py                 # every chapter, solution and exercise, two at a time
     python notebooks/rerun.py notebooks/03_three_tiers.ipynb
+    python notebooks/rerun.py notebooks/03_three_tiers.ipynb notebooks/03b_rehearsal.ipynb   # several, two at a time
 
 Run it after a library change, then ``pytest --nbval`` compares the fresh outputs on every test run.
 Each notebook runs in its own folder, as JupyterLab runs it; nbclient's per-cell timing metadata
