@@ -4,7 +4,7 @@
   summary. Deterministic, loses nothing, and therefore grows without bound: the ceiling returns.
 * ``ThreeLineSummarizer`` (in ``nightwatch.standin``) keeps the three-line contract deterministically.
 * ``LLMSummarizer`` asks a model, through the ``openai`` client, to do the same in at most three
-  lines with ``max_tokens``; offline, the stand-in model answers it. Its own requests are budgeted
+  lines with ``max_completion_tokens``; offline, the stand-in model answers it. Its own requests are budgeted
   against the model's context, like the watchman's.
 """
 
@@ -81,7 +81,7 @@ def summary_request(summary: str, overflow: list[Pair]) -> list[dict[str, str]]:
 
 
 class SummaryTruncatedError(RuntimeError):
-    """The model stopped at max_tokens before finishing even one line: nothing usable came back."""
+    """The model stopped at max_completion_tokens before finishing even one line: nothing usable came back."""
 
 
 GPT_4O_CONTEXT_WINDOW = 128_000
@@ -103,14 +103,15 @@ def positive_int(value: object, name: str) -> int:
 class LLMSummarizer:
     """Folds the overflow with a model call, keeping every request within the model's context.
 
-    * Budgeted: the request (instruction, previous summary, evicted pairs) plus ``max_tokens`` must
+    * Budgeted: the request (instruction, previous summary, evicted pairs) plus ``max_completion_tokens`` must
       fit ``context_window``. A large overflow is folded in consecutive batches that each fit; a
       single exchange too long for any request is sent clipped (it stays whole in the archive). If
       the endpoint still refuses with ``context_length_exceeded``, the limit it names is adopted.
-    * A reply cut at ``max_tokens`` keeps the lines the model finished and the finished sentences of
+    * A reply cut at ``max_completion_tokens`` keeps the lines the model finished and the finished sentences of
       the cut one, so a long summary shrinks instead of failing on every later fold. Only a reply
       with no finished sentence raises ``SummaryTruncatedError``; an empty one raises too.
-    * ``max_tokens`` defaults to 400: three lines of a whole night in Japanese run to about 300
+    * ``max_completion_tokens`` (the chat API's current name for the reply cap; ``max_tokens`` is
+      its deprecated older name) defaults to 400: three lines of a whole night in Japanese run to about 300
       tokens, and a reply limit below the summary the memory allows only forces cuts.
     """
 
@@ -118,15 +119,17 @@ class LLMSummarizer:
         self,
         client: openai.OpenAI,
         model: str = "gpt-4o",
-        max_tokens: int = 400,
+        max_completion_tokens: int = 400,
         *,
         context_window: int = GPT_4O_CONTEXT_WINDOW,
         estimate_tokens: Callable[[str], int] = count_text_tokens,
     ) -> None:
-        self.max_tokens = positive_int(max_tokens, "max_tokens")
+        self.max_completion_tokens = positive_int(max_completion_tokens, "max_completion_tokens")
         self.context_window = positive_int(context_window, "context_window")
-        if self.max_tokens >= self.context_window:
-            raise ValueError(f"max_tokens ({max_tokens}) leaves no room in context_window ({context_window})")
+        if self.max_completion_tokens >= self.context_window:
+            raise ValueError(
+                f"max_completion_tokens ({max_completion_tokens}) leaves no room in context_window ({context_window})"
+            )
         self.client = client
         self.model = model
         self.estimate_tokens = estimate_tokens
@@ -142,7 +145,7 @@ class LLMSummarizer:
         return summary
 
     def _room(self) -> int:
-        return self.context_window - self.max_tokens
+        return self.context_window - self.max_completion_tokens
 
     def _size(self, summary: str, batch: list[Pair]) -> int:
         return chat_request_tokens(summary_request(summary, batch), self.estimate_tokens)
@@ -180,7 +183,9 @@ class LLMSummarizer:
         self.calls += 1
         try:
             response = self.client.chat.completions.create(
-                model=self.model, messages=summary_request(summary, batch), max_tokens=self.max_tokens
+                model=self.model,
+                messages=summary_request(summary, batch),
+                max_completion_tokens=self.max_completion_tokens,
             )
         except openai.BadRequestError as exc:
             named = CONTEXT_LIMIT_IN_ERROR.search(str(exc))
@@ -204,11 +209,12 @@ class LLMSummarizer:
             finished = finished_part(text)
             if not finished:
                 raise SummaryTruncatedError(
-                    f"the summary was cut at max_tokens={self.max_tokens} before its first sentence ended"
+                    f"the summary was cut at max_completion_tokens={self.max_completion_tokens} "
+                    "before its first sentence ended"
                 )
             self.cut_replies += 1
-            log.warning("summary cut at max_tokens=%d: keeping the %d finished line(s) and sentence(s)",
-                        self.max_tokens, finished.count("\n") + 1)
+            log.warning("summary cut at max_completion_tokens=%d: keeping the %d finished line(s) and sentence(s)",
+                        self.max_completion_tokens, finished.count("\n") + 1)
             return finished
         if not text:
             raise SummaryTruncatedError("the model returned an empty summary")

@@ -109,7 +109,7 @@ def test_a_question_that_only_fits_without_the_window_is_answered_and_a_failed_f
 
 def test_the_llm_summarizer_budgets_its_own_requests_on_a_small_model():
     standin = StandInModel(context_limit=1024)
-    summarizer = LLMSummarizer(standin.client(), max_tokens=200, context_window=1024)
+    summarizer = LLMSummarizer(standin.client(), max_completion_tokens=200, context_window=1024)
     memory = budgeted(summarizer, context_window=1024, reply_reserve=150, token_threshold=400)
     agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
     for turn in celebration_eve().turns:  # once every summary request was refused, then every turn
@@ -121,7 +121,7 @@ def test_the_llm_summarizer_budgets_its_own_requests_on_a_small_model():
 
 def test_a_large_overflow_is_folded_in_batches_that_each_fit():
     standin = StandInModel(context_limit=700)
-    summarizer = LLMSummarizer(standin.client(), max_tokens=150, context_window=700)
+    summarizer = LLMSummarizer(standin.client(), max_completion_tokens=150, context_window=700)
     memory = budgeted(concatenating_summarizer)
     for turn in celebration_eve().turns[:20]:
         memory.add_exchange(turn.text, "承知いたしました。")
@@ -132,7 +132,7 @@ def test_a_large_overflow_is_folded_in_batches_that_each_fit():
 
 def test_an_endpoint_smaller_than_configured_teaches_the_summarizer_its_limit(caplog):
     standin = StandInModel(context_limit=800)
-    summarizer = LLMSummarizer(standin.client(), max_tokens=250)  # believes it has 128k
+    summarizer = LLMSummarizer(standin.client(), max_completion_tokens=250)  # believes it has 128k
     pairs = budgeted(concatenating_summarizer)
     for turn in celebration_eve().turns[:20]:
         pairs.add_exchange(turn.text, "承知いたしました。")
@@ -142,9 +142,9 @@ def test_an_endpoint_smaller_than_configured_teaches_the_summarizer_its_limit(ca
     assert standin.requests[0].refused and not any(r.refused for r in standin.requests[1:])
 
 
-def test_a_summary_cut_at_max_tokens_keeps_its_finished_lines_and_the_night_goes_on():
+def test_a_summary_cut_at_the_reply_cap_keeps_its_finished_lines_and_the_night_goes_on():
     standin = StandInModel()
-    summarizer = LLMSummarizer(standin.client(), max_tokens=200, context_window=2048)
+    summarizer = LLMSummarizer(standin.client(), max_completion_tokens=200, context_window=2048)
     memory = budgeted(summarizer, token_threshold=400, summary_token_limit=400)
     agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
     night = celebration_eve().turns + busy_night().turns

@@ -44,8 +44,8 @@ def test_records_and_exchanges_are_strict_too():
                    summary_tokens_before=0, summary_tokens_after=0)
 
 
-@pytest.mark.parametrize("bad", [{"max_tokens": True}, {"max_tokens": "200"}, {"max_tokens": 0},
-                                 {"context_window": 100, "max_tokens": 100}])
+@pytest.mark.parametrize("bad", [{"max_completion_tokens": True}, {"max_completion_tokens": "200"}, {"max_completion_tokens": 0},
+                                 {"context_window": 100, "max_completion_tokens": 100}])
 def test_the_llm_summarizer_refuses_bad_numbers(bad):
     with pytest.raises(ValueError):
         LLMSummarizer(StandInModel().client(), **bad)

@@ -112,7 +112,7 @@ def pairs(count: int):
 
 def test_a_refusal_naming_the_limit_already_known_is_not_adopted_again():
     client, sent = scripted_client(lambda body: refusal(800))
-    summarizer = LLMSummarizer(client, max_tokens=100, context_window=800, estimate_tokens=estimate_tokens_by_chars)
+    summarizer = LLMSummarizer(client, max_completion_tokens=100, context_window=800, estimate_tokens=estimate_tokens_by_chars)
     with pytest.raises(openai.BadRequestError):
         summarizer("", pairs(2))
     assert len(sent) == 1  # no second request: the same limit teaches nothing
@@ -121,7 +121,7 @@ def test_a_refusal_naming_the_limit_already_known_is_not_adopted_again():
 def test_a_server_naming_ever_smaller_limits_is_believed_only_a_few_times_per_fold():
     limits = iter(range(5000, 100, -1))
     client, sent = scripted_client(lambda body: refusal(next(limits)))
-    summarizer = LLMSummarizer(client, max_tokens=50, context_window=6000, estimate_tokens=estimate_tokens_by_chars)
+    summarizer = LLMSummarizer(client, max_completion_tokens=50, context_window=6000, estimate_tokens=estimate_tokens_by_chars)
     with pytest.raises(openai.BadRequestError):
         summarizer("", pairs(2))
     assert len(sent) == MAX_LIMITS_LEARNED_PER_FOLD + 1  # it used to be about a thousand, then RecursionError
@@ -131,7 +131,7 @@ def test_a_server_naming_ever_smaller_limits_is_believed_only_a_few_times_per_fo
 def test_a_batch_that_fits_exactly_goes_in_one_request_and_one_token_over_is_split(slack, requests):
     two = chat_size(summary_request("", pairs(2)))
     client, sent = scripted_client(lambda body: completion("束ね"))
-    summarizer = LLMSummarizer(client, max_tokens=10, context_window=two + 10 + slack,
+    summarizer = LLMSummarizer(client, max_completion_tokens=10, context_window=two + 10 + slack,
                                estimate_tokens=estimate_tokens_by_chars)
     summarizer("", pairs(2))
     assert len(sent) == requests
@@ -147,7 +147,7 @@ def test_a_batch_that_fits_exactly_goes_in_one_request_and_one_token_over_is_spl
 ])
 def test_an_answer_the_summarizer_cannot_read_says_what_the_server_sent(answer, says):
     client, _ = scripted_client(answer)
-    summarizer = LLMSummarizer(client, max_tokens=50, context_window=4000, estimate_tokens=estimate_tokens_by_chars)
+    summarizer = LLMSummarizer(client, max_completion_tokens=50, context_window=4000, estimate_tokens=estimate_tokens_by_chars)
     with pytest.raises(UnusableAnswerError, match=says.replace("(", r"\(").replace("[", r"\[")):
         summarizer("", pairs(1))
 
