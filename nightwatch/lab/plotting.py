@@ -25,7 +25,7 @@ on every machine with no system font installed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import matplotlib
@@ -89,14 +89,18 @@ def mark_compactions(ax: plt.Axes, turns: Sequence[int], color: str, label: str 
         ax.axvline(turn, color=color, alpha=0.25, linewidth=1, label=label if index == 0 else None)
 
 
-def tier_tokens(messages: Sequence[Message]) -> dict[str, int]:
+Classify = Callable[[Sequence[Message]], Sequence[str]]
+"""Tells the tier of each message of a request; by default by position (``request_tiers``)."""
+
+
+def tier_tokens(messages: Sequence[Message], classify: Classify | None = None) -> dict[str, int]:
     """Prompt tokens per tier (``memory.budget.tier_sizes``, counted in gpt-4o's encoding)."""
-    return tier_sizes(messages, count_text_tokens)
+    return tier_sizes(messages, count_text_tokens, classify(messages) if classify else None)
 
 
-def tier_table(requests: Sequence[Sequence[Message]]) -> pd.DataFrame:
+def tier_table(requests: Sequence[Sequence[Message]], classify: Classify | None = None) -> pd.DataFrame:
     """One row per call (numbered from 1), one column per tier, plus the total."""
-    table = pd.DataFrame([tier_tokens(messages) for messages in requests],
+    table = pd.DataFrame([tier_tokens(messages, classify) for messages in requests],
                          index=pd.RangeIndex(1, len(requests) + 1, name="呼び出し"))
     table["合計"] = table[list(TIERS)].sum(axis=1)
     return table
@@ -116,12 +120,14 @@ def plot_request_stacks(
     refused: Sequence[bool] | None = None,
     title: str | None = None,
     legend: bool = True,
+    classify: Classify | None = None,
 ) -> pd.DataFrame:
     """Each call's request as a bar stacked mission / summary / window / question, against the limit.
 
     ``requests`` are the messages of each call in order (e.g. ``[r.messages for r in standin.requests]``);
-    calls the model refused are hatched. Returns the table the bars were drawn from."""
-    table = tier_table(requests)
+    calls the model refused are hatched. A framework lays its request out its own way, so chapter 8
+    passes ``classify`` (``FrameworkAgent.tiers``). Returns the table the bars were drawn from."""
+    table = tier_table(requests, classify)
     calls = table.index.to_numpy()
     bottom = pd.Series(0, index=table.index)
     for tier in TIERS:
