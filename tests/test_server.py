@@ -112,6 +112,20 @@ def test_streaming_yields_the_reply_in_chunks(served, where, include_usage):
         assert chunks[-1].choices == [] and chunks[-1].usage == whole.usage
 
 
+def test_the_event_stream_is_sent_as_it_is_made(served):
+    body = json.dumps({"model": "m", "messages": PLAIN, "stream": True}).encode()
+    with httpx2.Client() as client, client.stream("POST", f"{served.base_url}/chat/completions", content=body,
+                                                  headers={"content-type": "application/json"}) as response:
+        # no length announced: the body is sent in chunks as events are made, not assembled first
+        assert "content-length" not in response.headers
+        assert response.headers["transfer-encoding"] == "chunked"
+        lines = response.iter_lines()
+        first = next(line for line in lines if line)
+        assert json.loads(first[6:])["choices"][0]["delta"]["role"] == "assistant"
+        rest = [line for line in lines if line]
+    assert rest[-1] == "data: [DONE]" and len(rest) > 3
+
+
 def test_the_event_stream_ends_with_done(served):
     body = json.dumps({"model": "m", "messages": PLAIN, "stream": True}).encode()
     with httpx2.Client() as client:
@@ -128,8 +142,19 @@ def test_models_route(served):
     client = http_client(served)
     assert [model.id for model in client.models.list().data] == ["nightwatch-standin"]
     assert client.models.retrieve("nightwatch-standin").id == "nightwatch-standin"
-    with pytest.raises(openai.NotFoundError):
-        client.models.retrieve("gpt-9")
+    assert client.models.retrieve("gpt-4o").id == "gpt-4o"  # chat answers under any name, so this does too
+
+
+def test_a_stand_in_with_model_names_answers_those_and_404s_the_rest():
+    client = StandInModel(model_names={"gpt-4o"}).client()
+    assert [model.id for model in client.models.list().data] == ["nightwatch-standin", "gpt-4o"]
+    assert client.models.retrieve("gpt-4o").id == "gpt-4o"
+    assert ask(client, PLAIN).model == "gpt-4o"
+    for attempt in (lambda: client.models.retrieve("gpt-9"),
+                    lambda: client.chat.completions.create(model="gpt-9", messages=PLAIN)):
+        with pytest.raises(openai.NotFoundError) as missing:
+            attempt()
+        assert missing.value.code == "model_not_found" and "`gpt-9` does not exist" in missing.value.message
 
 
 # --- message shapes current clients send ----------------------------------------------------------

@@ -52,6 +52,31 @@ def test_refuses_an_oversized_request_exactly_as_the_api_does():
     assert standin.requests[-1].refused
 
 
+def test_truncate_front_drops_the_oldest_messages_mission_first_and_answers_without_error():
+    turns = [{"role": "user", "content": f"（柱時計が鳴る）{hour}です。"} for hour in ("一時", "二時", "三時")]
+    messages = [MISSION_MESSAGE, *turns]
+    limit = count_message_tokens(messages[2:])  # room for the last two turns only
+    with pytest.raises(openai.BadRequestError):
+        ask(StandInModel(context_limit=limit), messages)
+    standin = StandInModel(context_limit=limit, context_overflow="truncate_front")
+    reply = ask(standin, messages).choices[0].message.content
+    record = standin.requests[-1]
+    assert not record.refused
+    assert record.dropped == (MISSION_MESSAGE, turns[0])
+    assert record.messages == turns[1:] and record.prompt_tokens == limit
+    assert "務め" not in reply  # the duty it used to quote is no longer in what it read
+    assert ask(StandInModel(), messages).choices[0].message.content.startswith("三時、異常なし。（務め")
+
+
+def test_truncate_front_still_refuses_when_the_last_message_alone_is_too_long():
+    standin = StandInModel(context_limit=20, context_overflow="truncate_front")
+    with pytest.raises(openai.BadRequestError) as refused:
+        ask(standin, [MISSION_MESSAGE, {"role": "user", "content": MISSION}])
+    assert refused.value.code == "context_length_exceeded" and standin.requests[-1].dropped == (MISSION_MESSAGE,)
+    with pytest.raises(ValueError):
+        StandInModel(context_overflow="truncate_middle")
+
+
 def test_max_tokens_counts_against_the_window_too():
     messages = [{"role": "user", "content": "一時です。"}]
     size = count_message_tokens(messages)

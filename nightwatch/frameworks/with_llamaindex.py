@@ -6,12 +6,15 @@ it is kept here because many applications still run it. ``Memory`` pins a missio
 
 ``llama-index-llms-openai`` requires ``openai<3``, and this collection runs on openai 3.x (whose
 transport, httpx2, is what the stand-in plugs into). So the LLM is a small ``CustomLLM`` that sends
-LlamaIndex's chat messages, roles intact, through the stand-in's real ``openai`` client. The memories
-count with nightwatch's packaged encoding, never with a table fetched at run time.
+LlamaIndex's chat messages, roles intact, through the stand-in's real ``openai`` client, and
+``OpenAIClientToolLLM`` is its function-calling twin (what ``FunctionAgent`` needs): tools go out as
+the API's ``tools``, calls come back as ``ToolSelection``s. The memories count with nightwatch's
+packaged encoding, never with a table fetched at run time.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +28,8 @@ try:
     from llama_index.core.base.llms.types import (
         ChatMessage,
         ChatResponse,
+        ChatResponseAsyncGen,
+        ChatResponseGen,
         CompletionResponse,
         CompletionResponseGen,
         LLMMetadata,
@@ -33,6 +38,8 @@ try:
     from llama_index.core.chat_engine import SimpleChatEngine
     from llama_index.core.llms import CustomLLM
     from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+    from llama_index.core.llms.function_calling import FunctionCallingLLM
+    from llama_index.core.llms.llm import ToolSelection
     from llama_index.core.memory import ChatSummaryMemoryBuffer, Memory, StaticMemoryBlock
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -72,6 +79,94 @@ class OpenAIClientLLM(CustomLLM):
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
         yield self.complete(prompt, formatted=formatted)
+
+
+def to_openai_message(message: ChatMessage) -> dict[str, Any]:
+    """A LlamaIndex message as the API's: tool calls and tool_call_id carried over from additional_kwargs."""
+    plain: dict[str, Any] = {"role": MessageRole(message.role).value, "content": message.content or ""}
+    calls = message.additional_kwargs.get("tool_calls")
+    if calls:
+        plain["tool_calls"] = calls
+        plain["content"] = message.content or None
+    if "tool_call_id" in message.additional_kwargs:
+        plain["tool_call_id"] = message.additional_kwargs["tool_call_id"]
+    return plain
+
+
+class OpenAIClientToolLLM(FunctionCallingLLM):
+    """A function-calling LlamaIndex LLM around any ``openai.OpenAI`` client (here the stand-in's)."""
+
+    client: Any = Field(exclude=True, description="an openai.OpenAI client")
+    model: str = "gpt-4o"
+    context_window: int = 2048
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(context_window=self.context_window, num_output=256, is_chat_model=True,
+                           is_function_calling_model=True, model_name=self.model)
+
+    def _prepare_chat_with_tools(self, tools: Sequence[Any], user_msg: str | ChatMessage | None = None,
+                                 chat_history: list[ChatMessage] | None = None, verbose: bool = False,
+                                 allow_parallel_tool_calls: bool = False, tool_required: bool = False,
+                                 **kwargs: Any) -> dict[str, Any]:
+        messages = list(chat_history or [])
+        if user_msg is not None:
+            messages.append(ChatMessage(role=MessageRole.USER, content=user_msg) if isinstance(user_msg, str)
+                            else user_msg)
+        options: dict[str, Any] = {"tools": [tool.metadata.to_openai_tool() for tool in tools]} if tools else {}
+        if tools and tool_required:
+            options["tool_choice"] = "required"
+        return {"messages": messages, **options, **kwargs}
+
+    def get_tool_calls_from_response(self, response: ChatResponse, error_on_no_tool_call: bool = True,
+                                     **kwargs: Any) -> list[ToolSelection]:
+        calls = response.message.additional_kwargs.get("tool_calls") or []
+        if not calls and error_on_no_tool_call:
+            raise ValueError(f"Expected at least one tool call, but got {len(calls)} tool calls.")
+        return [ToolSelection(tool_id=call["id"], tool_name=call["function"]["name"],
+                              tool_kwargs=json.loads(call["function"]["arguments"] or "{}")) for call in calls]
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        options = {key: kwargs[key] for key in ("tools", "tool_choice") if key in kwargs}
+        response = self.client.chat.completions.create(
+            model=self.model, messages=[to_openai_message(m) for m in messages], **options)
+        message = response.choices[0].message
+        extra = {"tool_calls": [call.model_dump() for call in message.tool_calls]} if message.tool_calls else {}
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=message.content or "",
+                                                additional_kwargs=extra), raw=response)
+
+    @llm_chat_callback()
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return self.chat(messages, **kwargs)
+
+    def stream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseGen:
+        yield self.chat(messages, **kwargs)
+
+    async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponseAsyncGen:
+        response = self.chat(messages, **kwargs)
+
+        async def one() -> ChatResponseAsyncGen:
+            yield response
+
+        return one()
+
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return CompletionResponse(text=self.chat([ChatMessage(role=MessageRole.USER, content=prompt)]).message.content)
+
+    async def acomplete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        return self.complete(prompt, formatted, **kwargs)
+
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
+        yield self.complete(prompt, formatted)
+
+    async def astream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        response = self.complete(prompt, formatted)
+
+        async def one() -> Any:
+            yield response
+
+        return one()
 
 
 def standin_llm(standin: StandInModel, model: str = "gpt-4o") -> OpenAIClientLLM:

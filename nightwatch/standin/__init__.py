@@ -1,7 +1,9 @@
 """The stand-in model (代役): a wing of the collection, an offline model behind the real ``openai`` SDK.
 
-* ``model``       ``StandInModel``: the endpoint in the process; refuses what is over its limit
-* ``protocol``    every message shape current clients send, reduced to plain messages
+* ``model``       ``StandInModel``: the endpoint in the process; refuses (or front-drops) what is over its limit
+* ``protocol``    every request field honoured or refused (``FIELDS``); messages reduced to plain ones
+* ``tools``       when a function is called, with what, and the reply after its result
+* ``fill``        JSON-schema values from the request's own words (tool arguments, structured replies)
 * ``server``      the same endpoint over HTTP (ASGI), for clients in other processes
 * ``reader``      what the stand-in answers: a general, deterministic reader of chat requests
 * ``summarizer``  ``ThreeLineSummarizer``: the reader's three-line summary as a plain function

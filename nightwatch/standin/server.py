@@ -31,11 +31,12 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol, h11  # the h11 uvicorn runs on, not a dependency of ours
 
 from nightwatch.standin import StandInModel, error_body
+from nightwatch.standin.model import EventStream
 
 LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -67,8 +68,10 @@ def create_app(standin: StandInModel, max_body_bytes: int = MAX_BODY_BYTES,
             return error_response(504, "The stand-in did not answer in time.", kind="server_error")
         except Exception as exc:  # a bug must answer 500, never take the server down
             return error_response(500, f"The stand-in failed: {type(exc).__name__}", kind="server_error")
-        return Response(answer.content, status_code=answer.status_code,
-                        media_type=answer.headers.get("content-type", "application/json"))
+        media_type = answer.headers.get("content-type", "application/json")
+        if isinstance(answer.stream, EventStream):  # each event goes out as soon as it is made
+            return StreamingResponse(iter(answer.stream), status_code=answer.status_code, media_type=media_type)
+        return Response(answer.content, status_code=answer.status_code, media_type=media_type)
 
     async def chat_completions(request: Request) -> Response:
         content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
