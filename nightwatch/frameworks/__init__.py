@@ -110,12 +110,26 @@ class FrameworkAgent:
         self.spoken.update({user_input, reply})
         return reply
 
-    def request_stack(self, messages: list[dict[str, str]]) -> dict[str, int]:
-        """Split one request into the collection's four bands, by where each message came from.
+    def carries_mission(self, message: dict[str, str]) -> bool:
+        """A system message holding the mission word for word (alone, or inside a framework's
+        wrapper such as LlamaIndex's ``<memory>`` block): the instruction reaches the model as one."""
+        return message.get("role") == "system" and self.mission in (message.get("content") or "")
 
-        銘 is the mission word for word; 今の問い is the last message (with the reply primer);
-        窓 is a user or assistant message said during the night, verbatim; whatever else the framework
-        put in the request (its summary, however it labels it) is 束ね (``budget.request_tiers``)."""
+    def tiers(self, messages: list[dict[str, str]]) -> list[str]:
+        """The tier of each message of one request, by where it came from.
+
+        銘 is a system message carrying the mission; 今の問い is the last message; 窓 is a user or
+        assistant message said during the night, verbatim; whatever else the framework put in the
+        request (its summary, however it labels it) is 束ね (``budget.request_tiers``)."""
         tiers = request_tiers(messages, mission=self.mission, spoken=self.spoken)
-        sizes = tier_sizes(messages, count_text_tokens, tiers)
+        return ["mission" if tier != "question" and self.carries_mission(message) else tier
+                for message, tier in zip(messages, tiers)]
+
+    def request_stack(self, messages: list[dict[str, str]]) -> dict[str, int]:
+        """Tokens per band of one request (they add up to what the stand-in counted)."""
+        sizes = tier_sizes(messages, count_text_tokens, self.tiers(messages))
         return dict(zip(BANDS, sizes.values()))
+
+    def mission_sent(self) -> list[bool]:
+        """For each answering request of the night, whether it carried the mission."""
+        return [any(self.carries_mission(m) for m in request) for request in self.answer_requests]

@@ -11,6 +11,8 @@ here pass ``count_langchain_tokens`` (the same formula and table, through nightw
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import httpx2
 
@@ -21,6 +23,7 @@ from nightwatch.tokens import count_message_tokens
 try:
     from langchain.agents import create_agent
     from langchain.agents.middleware import SummarizationMiddleware
+    from langchain.agents.middleware.summarization import ContextSize
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
     from langchain_core.messages.utils import convert_to_openai_messages, trim_messages
     from langchain_openai import ChatOpenAI
@@ -41,12 +44,23 @@ def chat_model(standin: StandInModel, model: str = "gpt-4o") -> ChatOpenAI:
     )
 
 
+ROLES = {"system": "system", "human": "user", "ai": "assistant"}
+
+
 def count_langchain_tokens(messages: Sequence[BaseMessage]) -> int:
     """Prompt tokens of LangChain messages, counted exactly as the stand-in counts a request.
 
-    ``trim_messages`` calls its counter again and again on overlapping slices of the history; this
-    counter goes through nightwatch's count cache, so a message already counted costs a lookup."""
-    plain = [{"role": m["role"], "content": m["content"]} for m in convert_to_openai_messages(list(messages))]
+    ``trim_messages`` calls its counter again and again on overlapping slices of the history, so a
+    plain text message is counted from its role and text (through nightwatch's count cache); any
+    other message goes through LangChain's own conversion first."""
+    plain = []
+    for message in messages:
+        role = ROLES.get(message.type)
+        if role and isinstance(message.content, str) and not getattr(message, "tool_calls", None):
+            plain.append({"role": role, "content": message.content})
+        else:
+            converted = convert_to_openai_messages([message])[0]
+            plain.append({"role": converted["role"], "content": converted.get("content") or ""})
     return count_message_tokens(plain)
 
 
@@ -84,10 +98,53 @@ class TrimmingAgent(FrameworkAgent):
         return reply.text
 
 
+@dataclass(frozen=True)
+class Firing:
+    """One time the middleware summarized: the state as its counter saw it, and the usage the
+    provider reported for the last reply (system prompt and reply included)."""
+
+    counted: int
+    reported: int | None
+    threshold: int
+
+    @property
+    def path(self) -> str:
+        """Which of the two tests fired: the count of the state, or only the reported usage."""
+        return "count" if self.counted >= self.threshold else "reported usage"
+
+
+class ObservedSummarization(SummarizationMiddleware):
+    """LangChain's ``SummarizationMiddleware``, unchanged, noting why each summary was made.
+
+    The middleware summarizes when its own count of the state reaches ``trigger`` *or* when the
+    provider-reported ``usage_metadata["total_tokens"]`` of the last reply does; this subclass
+    records both numbers whenever it fires, so a chapter can count the calls from each path."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not (isinstance(self.trigger, tuple) and self.trigger[0] == "tokens"):
+            raise ValueError('ObservedSummarization needs one trigger=("tokens", n)')
+        self.threshold: int = self.trigger[1]
+        self.firings: list[Firing] = []
+
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        messages = state["messages"]
+        counted = self.token_counter(messages)
+        last_reply = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+        usage = last_reply.usage_metadata if last_reply is not None else None
+        update = super().before_model(state, runtime)
+        if update is not None:
+            self.firings.append(Firing(counted, usage.get("total_tokens") if usage else None, self.threshold))
+        return update
+
+
 class SummarizingAgent(FrameworkAgent):
     """A LangChain v1 agent with ``SummarizationMiddleware``; the mission is the agent's
     ``system_prompt`` (added to every call, never in the state) or, for contrast, the first
-    message of the state, where the middleware may summarize it away."""
+    message of the state, where the middleware may summarize it away.
+
+    ``keep`` is the middleware's own ``ContextSize`` (``("messages", n)`` or ``("tokens", n)``);
+    ``trim_tokens_to_summarize`` is passed through when given, else the framework's default."""
 
     def __init__(
         self,
@@ -95,16 +152,21 @@ class SummarizingAgent(FrameworkAgent):
         mission: str,
         *,
         trigger_tokens: int,
-        keep_messages: int,
+        keep_messages: int | None = None,
+        keep: ContextSize | None = None,
         mission_in_history: bool = False,
+        **middleware_options: Any,
     ) -> None:
         super().__init__(standin, mission)
+        if (keep_messages is None) == (keep is None):
+            raise ValueError("give exactly one of keep_messages or keep")
         self.chat_model = chat_model(standin, self.model)
-        self.middleware = SummarizationMiddleware(
+        self.middleware = ObservedSummarization(
             self.chat_model,
             trigger=("tokens", trigger_tokens),
-            keep=("messages", keep_messages),
+            keep=keep or ("messages", keep_messages),
             token_counter=count_langchain_tokens,
+            **middleware_options,
         )
         self.mission_in_history = mission_in_history
         self.graph = create_agent(

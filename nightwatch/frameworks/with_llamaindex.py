@@ -1,5 +1,9 @@
 """LlamaIndex pointed at the stand-in: ``ChatSummaryMemoryBuffer`` and ``Memory`` in a chat engine.
 
+``ChatSummaryMemoryBuffer`` is deprecated in LlamaIndex 0.14 (its docstring says to use ``Memory``);
+it is kept here because many applications still run it. ``Memory`` pins a mission with a
+``StaticMemoryBlock`` (priority 0: never truncated), which it renders into a system message.
+
 ``llama-index-llms-openai`` requires ``openai<3``, and this collection runs on openai 3.x (whose
 transport, httpx2, is what the stand-in plugs into). So the LLM is a small ``CustomLLM`` that sends
 LlamaIndex's chat messages, roles intact, through the stand-in's real ``openai`` client, and
@@ -36,7 +40,7 @@ try:
     from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
     from llama_index.core.llms.function_calling import FunctionCallingLLM
     from llama_index.core.llms.llm import ToolSelection
-    from llama_index.core.memory import ChatSummaryMemoryBuffer, Memory
+    from llama_index.core.memory import ChatSummaryMemoryBuffer, Memory, StaticMemoryBlock
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"nightwatch.frameworks.with_llamaindex needs LlamaIndex; {EXTRA_HINT}") from exc
@@ -170,9 +174,16 @@ def standin_llm(standin: StandInModel, model: str = "gpt-4o") -> OpenAIClientLLM
     return OpenAIClientLLM(client=client, model=model, context_window=standin.context_limit)
 
 
+MEMORIES = ("summary", "memory", "static")
+
+
 class ChatEngineAgent(FrameworkAgent):
-    """``SimpleChatEngine`` with a LlamaIndex memory; the mission is the engine's ``system_prompt``
-    (prefixed to every call) or, for contrast, the first message of the memory's chat history."""
+    """``SimpleChatEngine`` with a LlamaIndex memory.
+
+    ``memory``: ``"summary"`` (the deprecated ``ChatSummaryMemoryBuffer``), ``"memory"`` (``Memory``
+    with no blocks) or ``"static"`` (``Memory`` holding the mission in a ``StaticMemoryBlock``). The
+    mission is the engine's ``system_prompt`` (prefixed to every call), the memory's static block,
+    or, for contrast, the first message of the memory's chat history (``mission_in_history``)."""
 
     def __init__(
         self,
@@ -186,19 +197,23 @@ class ChatEngineAgent(FrameworkAgent):
     ) -> None:
         super().__init__(standin, mission)
         self.llm = standin_llm(standin, self.model)
+        if memory not in MEMORIES:
+            raise ValueError(f"memory must be one of {MEMORIES}, got {memory!r}")
+        if memory == "static" and mission_in_history:
+            raise ValueError("a static block already holds the mission; mission_in_history does not apply")
         history = [ChatMessage(role=MessageRole.SYSTEM, content=mission)] if mission_in_history else []
         # not ``self.memory``: run_night reads that name as a nightwatch ConversationMemory
         if memory == "summary":
             self.framework_memory = ChatSummaryMemoryBuffer.from_defaults(
                 chat_history=history, llm=self.llm, token_limit=token_limit, tokenizer_fn=tokenize)
-        elif memory == "memory":
-            self.framework_memory = Memory.from_defaults(
-                chat_history=history, token_limit=token_limit, tokenizer_fn=tokenize,
-                chat_history_token_ratio=0.7, token_flush_size=token_flush_size or token_limit // 10)
         else:
-            raise ValueError(f"memory must be 'summary' or 'memory', got {memory!r}")
+            blocks = [StaticMemoryBlock(name="mission", static_content=mission, priority=0)] if memory == "static" else []
+            self.framework_memory = Memory.from_defaults(
+                chat_history=history, token_limit=token_limit, tokenizer_fn=tokenize, memory_blocks=blocks,
+                chat_history_token_ratio=0.7, token_flush_size=token_flush_size or token_limit // 10)
+        prompt_holds_mission = not mission_in_history and memory != "static"
         self.engine = SimpleChatEngine.from_defaults(
-            llm=self.llm, memory=self.framework_memory, system_prompt=None if mission_in_history else mission)
+            llm=self.llm, memory=self.framework_memory, system_prompt=mission if prompt_holds_mission else None)
 
     def answer(self, user_input: str) -> str:
         return self.engine.chat(user_input).response

@@ -33,7 +33,7 @@ on every machine with no system font installed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import matplotlib
@@ -124,9 +124,10 @@ def mark_compactions(ax: plt.Axes, turns: Sequence[int], color: str | None = Non
                    label=label if index == 0 else None)
 
 
-def is_tiered(requests: Sequence[Sequence[Message]]) -> bool:
+def is_tiered(requests: Sequence[Sequence[Message]], classify: Classify | None = None) -> bool:
     """Whether a design has tiers at all: some request of it carries a summary."""
-    return any("summary" in request_tiers(messages) for messages in requests if messages)
+    classify = classify or request_tiers
+    return any("summary" in classify(messages) for messages in requests if messages)
 
 
 def tier_labels(tiered: bool = True) -> dict[str, str]:
@@ -144,14 +145,18 @@ def label_calls(ax: plt.Axes, calls: Sequence[int], clocks: Sequence[str] | None
     ax.set_xlabel(CLOCK_AXIS)
 
 
-def tier_tokens(messages: Sequence[Message]) -> dict[str, int]:
+Classify = Callable[[Sequence[Message]], Sequence[str]]
+"""Tells the tier of each message of a request; by default by position (``request_tiers``)."""
+
+
+def tier_tokens(messages: Sequence[Message], classify: Classify | None = None) -> dict[str, int]:
     """Prompt tokens per tier (``memory.budget.tier_sizes``, counted in gpt-4o's encoding)."""
-    return tier_sizes(messages, count_text_tokens)
+    return tier_sizes(messages, count_text_tokens, classify(messages) if classify else None)
 
 
-def tier_table(requests: Sequence[Sequence[Message]]) -> pd.DataFrame:
+def tier_table(requests: Sequence[Sequence[Message]], classify: Classify | None = None) -> pd.DataFrame:
     """One row per call (numbered from 1), one column per tier, plus the total."""
-    table = pd.DataFrame([tier_tokens(messages) for messages in requests],
+    table = pd.DataFrame([tier_tokens(messages, classify) for messages in requests],
                          index=pd.RangeIndex(1, len(requests) + 1, name="呼び出し"))
     table["合計"] = table[list(TIERS)].sum(axis=1)
     return table
@@ -190,6 +195,7 @@ def plot_request_stacks(
     calls: Sequence[int] | None = None,
     clocks: Sequence[str] | None = None,
     tiered: bool | None = None,
+    classify: Classify | None = None,
 ) -> pd.DataFrame:
     """Each call's request as a bar stacked mission / summary / window / question, against the limit.
 
@@ -197,11 +203,12 @@ def plot_request_stacks(
     calls the model refused are hatched. ``reserve`` draws the reply reserve under the limit; ``calls``
     numbers a slice of a night (default 1, 2, …); ``clocks`` puts clock times under the bars; ``tiered``
     (default: whether any request carries a summary) chooses 銘・窓 or 務めの命令・履歴 for the legend.
-    Returns the table the bars were drawn from."""
-    table = tier_table(requests)
+    A framework lays its request out its own way, so chapter 8 passes ``classify``
+    (``FrameworkAgent.tiers``). Returns the table the bars were drawn from."""
+    table = tier_table(requests, classify)
     if calls is not None:
         table.index = pd.Index(list(calls), name=table.index.name)
-    tiered = is_tiered(requests) if tiered is None else tiered
+    tiered = is_tiered(requests, classify) if tiered is None else tiered
     return plot_tier_stacks(ax, table, limit, refused, title, legend, reserve=reserve, clocks=clocks, tiered=tiered)
 
 
