@@ -14,13 +14,11 @@ import math
 import numbers
 import random
 
-import openai
-
 from nightwatch import before
 from nightwatch.nights import MISSION, fixed_length_exchanges
-from nightwatch.standin import StandInModel
 from nightwatch.workshop.harness import ParticipantError, exercise_check
 from nightwatch.workshop.report import CheckReport, mark, verdict
+from nightwatch.workshop.stage import perform
 
 EXERCISE = "演習1「拒まれる回を予言する」"
 EXAMPLE_TEXT = "申し送りの確認です。西回廊の荷に異常はありません。"
@@ -42,14 +40,9 @@ ITEMS = [  # (what is checked, the hint when it fails)
 @functools.lru_cache(maxsize=None)
 def sizes(text: str, limit: int = 10**6, calls: int = 2) -> tuple[int, ...]:
     """Every request size the stand-in saw while ``text`` was said again and again, up to its refusal."""
-    standin = StandInModel(context_limit=limit)
-    agent = before.NightWatchAgent("ヴェスパー", MISSION, client=standin.client())
-    for turn in fixed_length_exchanges(calls, text).turns:
-        try:
-            agent.run(turn.text)
-        except openai.BadRequestError:  # the refusal we are waiting for
-            break
-    return tuple(request.prompt_tokens for request in standin.requests)
+    log = perform(fixed_length_exchanges(calls, text),
+                  lambda client: before.NightWatchAgent("ヴェスパー", MISSION, client=client), limit)
+    return tuple(call.prompt_tokens for call in log.calls)
 
 
 def growth(text: str) -> tuple[int, int]:

@@ -59,17 +59,13 @@ class Stopped(BaseException):
         self.line, self.hint = line, hint
 
 
-class CappedOutput(io.TextIOBase):
+class CappedOutput(io.StringIO):
     """Stands in for stdout/stderr during a call: keeps the first ``PRINT_CAP`` characters, counts the rest."""
 
-    def __init__(self) -> None:
-        self.kept, self.total = [], 0
-
-    def writable(self) -> bool:
-        return True
+    total = 0
 
     def write(self, text: str) -> int:
-        self.kept.append(text[: max(PRINT_CAP - self.total, 0)])
+        super().write(text[: max(PRINT_CAP - self.total, 0)])
         self.total += len(text)
         return len(text)
 
@@ -105,7 +101,7 @@ class Harness:
             function, *args, label=f"{name}({', '.join(short(repr(arg), 24) for arg in args)})"))
 
     def notes(self) -> tuple[str, ...]:
-        shown = short("".join(self.output.kept), PRINT_SHOWN)
+        shown = short(self.output.getvalue(), PRINT_SHOWN)
         return (f"答えの print の出力（{self.output.total:,} 文字。最初の {min(self.output.total, PRINT_SHOWN)}"
                 f" 文字だけ表示）: {shown}",) if self.output.total else ()
 

@@ -20,7 +20,7 @@ from nightwatch.standin import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
 from nightwatch.workshop.harness import ParticipantError, exercise_check
 from nightwatch.workshop.report import CheckReport, condensed, mark, short, verdict
-from nightwatch.workshop.stage import NightLog, morning_line, perform, unseen_night
+from nightwatch.workshop.stage import morning_line, perform, unseen_night
 
 EXERCISE = "演習5「閾値より大きい一往復」"
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
@@ -140,9 +140,9 @@ def unit_lines(shrink) -> list[list[str]]:
                 item.append(mark(False, case, result))
             continue
         tokens, problem = exchange_tokens(*result), cut_problem(question, result[0])
-        unshrunk = "元のまま" if result == (question, LONG_REPLY) else f"{sum(map(len, result))} 文字・"
-        lines[1].append(mark(tokens <= cap, case, f"{tokens} トークンに" if tokens <= cap
-                             else f"{unshrunk}{tokens:,} トークンまでしか縮んでいません"))
+        unshrunk = (f"元のまま（{tokens:,} トークン）です" if result == (question, LONG_REPLY)
+                    else f"{sum(map(len, result))} 文字・{tokens} トークンまでしか縮んでいません")
+        lines[1].append(mark(tokens <= cap, case, f"{tokens} トークンに" if tokens <= cap else unshrunk))
         lines[2].append(mark(result[1] == LONG_REPLY, case, "応答はそのまま" if result[1] == LONG_REPLY
                              else f"応答が『{short(result[1], 24)}』に変わっています（元は『{short(LONG_REPLY, 24)}』）"))
         lines[3].append(mark(not problem, case, problem or f"『{short(result[0], 30)}』"))
