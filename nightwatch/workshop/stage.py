@@ -49,7 +49,8 @@ STRAY_CAT = "客席に野良猫が一匹、迷い込んでいます。"
 
 KINDS = ("delivery", "shutter", "drunk")
 KIND_LABELS = {"delivery": "追加の荷と届け人", "shutter": "鎧戸の緩み", "drunk": "楽屋口を試した酔客"}
-TELLING_WORDS = ("追加の", "鎧戸", "酔った")  # words that show an incident in a morning report, whoever's night it was
+# Words that would show an incident in the morning report, whoever's night it was.
+KIND_WORDS = {"delivery": "追加の荷", "shutter": "鎧戸", "drunk": "酔った"}
 FOREIGN_NAMES = ["ハーロウ", "フェリックス"]  # the story's own senders: never on a generated night
 TIERS = {"summary": "束ね", "window": "窓"}
 
@@ -105,9 +106,11 @@ def free_clock(rng: random.Random, hours: tuple[int, ...], taken: dict[str, str]
 
 
 def absent_words(night: Night) -> list[str]:
-    """Words that must not appear in this night's morning report: incidents and names it never said."""
-    said = " ".join(turn.text for turn in night.turns)
-    return [word for word in (*TELLING_WORDS, *SENDERS, *FOREIGN_NAMES) if word not in said]
+    """Words that must not appear in this night's morning report: incidents it did not have."""
+    labels = " ".join(incident.label for incident in night.incidents)
+    facts = {fact for incident in night.incidents for fact in incident.key_facts}
+    return [KIND_WORDS[kind] for kind in KINDS if KIND_LABELS[kind] not in labels] + [
+        name for name in SENDERS + FOREIGN_NAMES if name not in facts]
 
 
 @dataclass
