@@ -77,7 +77,7 @@ def choose_policy(context_window, reply_reserve):
     fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
     threshold = room - fixed - REPLY_PRIMER_TOKENS
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "窓 37 往復"), "区切りのトークンが乗ります"),
+""", 1, ("トークン超過", "窓 29 往復"), "区切りのトークンが乗ります"),
     Answer("ex4_choose_policy.ipynb", "forgets the summary's size", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
@@ -236,7 +236,7 @@ def shrink_exchange(user_text, watchman_reply, max_tokens):
             break
         kept.insert(0, sentence)
     return "（略）" + "".join(kept), watchman_reply
-""", 5, ("『追加の荷と届け人』がありません",), "先頭の一文が残っていないと"),
+""", 5, ("（追加の荷と届け人、", "が報告にありません"), "先頭の一文が残っていないと"),
 ]
 HINTS_OF_WRONG = {  # the existing rows of the table: (notebook, label) -> the hint's words
     ("ex1_predict_crash.ipynb", "rounds up instead of down"): "ちょうど上限のリクエストは通ります",

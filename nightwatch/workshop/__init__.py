@@ -4,7 +4,7 @@ Each exercise notebook ends with a check cell that calls one function here and d
 ``CheckReport`` it returns: every sub-check with ✓ or ✗, the evidence and a hint, in Japanese. One
 module per idea: ``harness`` (the one place the participant's code is called: time limits,
 interrupts, printing, replaced parts), ``report`` (the result and its wording), ``stage`` (unseen
-nights from a seed, and playing them), and one short module per exercise.
+nights from a seed, playing them, and judging a morning), and one short module per exercise.
 """
 
 from nightwatch.workshop import harness

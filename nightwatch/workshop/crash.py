@@ -14,38 +14,35 @@ import math
 import numbers
 import random
 
-import openai
-
 from nightwatch import before
 from nightwatch.nights import MISSION, fixed_length_exchanges
-from nightwatch.standin import StandInModel
-from nightwatch.workshop.harness import exercise_check
-from nightwatch.workshop.report import CheckItem, CheckReport, describe_error, finish
+from nightwatch.workshop.harness import ParticipantError, exercise_check
+from nightwatch.workshop.report import CheckReport, mark, verdict
+from nightwatch.workshop.stage import perform
 
 EXERCISE = "演習1「拒まれる回を予言する」"
 EXAMPLE_TEXT = "申し送りの確認です。西回廊の荷に異常はありません。"
 EXAMPLE_LIMIT = 2048
 CLAUSES = ["申し送りの確認です。", "西回廊の荷に異常はありません。", "楽屋口の鍵は掛かっています。", "職人さんたちは袖で休んでいます。",
            "客席の灯りはすべて落としました。", "搬入口の大太鼓は、まだ置いたままです。", "祝賀の花は二階の貴賓席にあります。"]
-PLANNED = ["例の夜（上限 2,048・例の往復）で予言が当たる", "見たことのない長さの往復と上限でも当たる",
-           "上限ちょうどのリクエストは通る（境界）", "上限が小さすぎて 1 回目から入らない夜"]
-HINTS = ["例の数字で、1回目・2回目…とリクエストの大きさを手で足していってみましょう。",
-         "例の数を直接書かずに、引数の limit・first_request_tokens・per_exchange_tokens だけから計算しましょう。",
-         "代役が拒むのは「上限を超えた」リクエストだけです。ちょうど上限のリクエストは通ります（> と >= の違い）。",
-         "1回目のリクエストがもう上限を超えていたら、答えは 1 回目です。計算が 1 より小さくならないようにしましょう。"]
+ITEMS = [  # (what is checked, the hint when it fails)
+    ("例の夜（上限 2,048・例の往復）で予言が当たる",
+     "例の数字で、1回目・2回目…とリクエストの大きさを手で足していってみましょう。"),
+    ("見たことのない長さの往復と上限でも当たる",
+     "例の数を直接書かずに、引数の limit・first_request_tokens・per_exchange_tokens だけから計算しましょう。"),
+    ("上限ちょうどのリクエストは通る（境界）",
+     "代役が拒むのは「上限を超えた」リクエストだけです。ちょうど上限のリクエストは通ります（> と >= の違い）。"),
+    ("上限が小さすぎて 1 回目から入らない夜",
+     "1回目のリクエストがもう上限を超えていたら、答えは 1 回目です。計算が 1 より小さくならないようにしましょう。"),
+]
 
 
 @functools.lru_cache(maxsize=None)
 def sizes(text: str, limit: int = 10**6, calls: int = 2) -> tuple[int, ...]:
     """Every request size the stand-in saw while ``text`` was said again and again, up to its refusal."""
-    standin = StandInModel(context_limit=limit)
-    agent = before.NightWatchAgent("ヴェスパー", MISSION, client=standin.client())
-    for turn in fixed_length_exchanges(calls, text).turns:
-        try:
-            agent.run(turn.text)
-        except openai.BadRequestError:  # the refusal we are waiting for
-            break
-    return tuple(request.prompt_tokens for request in standin.requests)
+    log = perform(fixed_length_exchanges(calls, text),
+                  lambda client: before.NightWatchAgent("ヴェスパー", MISSION, client=client), limit)
+    return tuple(call.prompt_tokens for call in log.calls)
 
 
 def growth(text: str) -> tuple[int, int]:
@@ -53,50 +50,46 @@ def growth(text: str) -> tuple[int, int]:
     return first, second - first
 
 
-def judge(predict, text: str, limit: int, label: str) -> tuple[bool, str]:
-    """Ask for a prediction, run the night, and say what happened in one line."""
+def judge(predict, text: str, limit: int, label: str) -> str:
+    """Ask for a prediction, run the night, and say what happened in one evidence line."""
     first, step = growth(text)
-    given = f"上限 {limit:,}・1回目のリクエスト {first}・1往復ごとに +{step}"
+    where = f"{label}（上限 {limit:,}・1回目のリクエスト {first}・1往復ごとに +{step}）"
     try:
         guess = predict(limit, first, step)
-    except Exception as error:  # noqa: BLE001
-        return False, f"✗ {label}（{given}）: {describe_error(error)}"
+    except ParticipantError as error:
+        return mark(False, where, str(error))
     seen = sizes(text, limit, max(2, (limit - first) // step + 4))
     actual = len(seen)
     happened = (f"{actual - 1}回目 {seen[-2]:,} トークンは通り、" if actual > 1 else "") + f"{actual}回目 {seen[-1]:,} トークンで拒まれた"
-    if guess is None:
-        return False, f"✗ {label}（{given}）: 予言が None でした（return を書き忘れていませんか）。実際は {actual}回目（{happened}）"
-    if isinstance(guess, bool) or not isinstance(guess, numbers.Real) or not float(guess).is_integer():
-        return False, f"✗ {label}（{given}）: 予言 {guess!r} は回数（整数）ではありません。実際は {actual}回目（{happened}）"
-    mark = "✓" if int(guess) == actual else "✗"
-    return int(guess) == actual, f"{mark} {label}（{given}）: 予言 {int(guess)}回目／実際 {actual}回目（{happened}）"
+    if guess is None or isinstance(guess, bool) or not isinstance(guess, numbers.Real) or not float(guess).is_integer():
+        problem = "予言が None でした（return を書き忘れていませんか）" if guess is None else f"予言 {guess!r} は回数（整数）ではありません"
+        return mark(False, where, f"{problem}。実際は {actual}回目（{happened}）")
+    return mark(int(guess) == actual, where, f"予言 {int(guess)}回目／実際 {actual}回目（{happened}）")
 
 
-def example_args() -> tuple[int, int, int]:
-    return (EXAMPLE_LIMIT, *growth(EXAMPLE_TEXT))
+def cases() -> list[list[tuple[str, int, str]]]:
+    """(text, limit, label) for each item: the example, unseen lengths, the exact boundary, a tiny limit."""
+    rng, texts_rng = random.Random(2048), random.Random(7)
+    texts = ["".join(texts_rng.sample(CLAUSES, texts_rng.randint(1, 4))) for _ in range(5)]
+    groups: list[list[tuple[str, int, str]]] = [[(EXAMPLE_TEXT, EXAMPLE_LIMIT, "例の夜")], [], [], []]
+    for text in texts[:3]:
+        (first, step), steps = growth(text), rng.randint(6, 24)
+        groups[1].append((text, first + steps * step + rng.randint(1, step - 1), f"{len(text)}文字の往復"))
+    for text, offset in zip(texts[3:], (0, -1)):
+        first, step = growth(text)
+        groups[2].append((text, first + rng.randint(6, 20) * step + offset,
+                          "あるリクエストがちょうど上限" if offset == 0 else "上限がちょうどより 1 小さい"))
+    groups[3].append((texts[0], math.ceil(growth(texts[0])[0] / 3), "小さすぎる上限"))
+    return groups
 
 
 @exercise_check(
-    EXERCISE, "predict_refused_call", example_args, PLANNED,
+    EXERCISE, "predict_refused_call", ITEMS,
     "1回目のリクエストの大きさと 1 往復ごとの増え方から、何回目の呼び出しで上限を超えるかを計算して return してください。",
 )
-def check_refused_call(predict_refused_call, harness) -> CheckReport:
+def check_refused_call(predict_refused_call) -> CheckReport:
     """Check ``predict_refused_call(limit, first_request_tokens, per_exchange_tokens) -> int``."""
-    rng, texts_rng = random.Random(2048), random.Random(7)
-    texts = ["".join(texts_rng.sample(CLAUSES, texts_rng.randint(1, 4))) for _ in range(5)]
-    cases: list[list[tuple[str, int, str]]] = [[(EXAMPLE_TEXT, EXAMPLE_LIMIT, "例の夜")], [], [], []]
-    for text in texts[:3]:
-        (first, step), steps = growth(text), rng.randint(6, 24)
-        cases[1].append((text, first + steps * step + rng.randint(1, step - 1), f"{len(text)}文字の往復"))
-    for text, offset in zip(texts[3:], (0, -1)):
-        first, step = growth(text)
-        cases[2].append((text, first + rng.randint(6, 20) * step + offset,
-                         "あるリクエストがちょうど上限" if offset == 0 else "上限がちょうどより 1 小さい"))
-    cases[3].append((texts[0], math.ceil(growth(texts[0])[0] / 3), "小さすぎる上限"))
-    items = []
-    for title, hint, group in zip(PLANNED, HINTS, cases):
-        results = [judge(predict_refused_call, *case) for case in group]
-        items.append(CheckItem(title, all(ok for ok, _ in results), tuple(line for _, line in results), hint))
-    only_example = items[0].passed and all(line.startswith("✗") for item in items[1:] for line in item.evidence)
-    return finish(EXERCISE, items, message="例の夜だけ当たっています。答えの数を直接書いていませんか？ 引数から計算してください。"
-                  if only_example else "")
+    evidence = [[judge(predict_refused_call, *case) for case in group] for group in cases()]
+    only_example = evidence[0][0].startswith("✓") and all(line.startswith("✗") for lines in evidence[1:] for line in lines)
+    return verdict(EXERCISE, ITEMS, evidence, message="例の夜だけ当たっています。答えの数を直接書いていませんか？ "
+                   "引数から計算してください。" if only_example else "")

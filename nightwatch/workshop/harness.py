@@ -1,19 +1,20 @@
 """The one harness every workshop check runs the participant's code through.
 
 A check cell must always come back with a report, within a stated time. So the whole check runs in a
-child process (``os.fork``: the child has the notebook's answer and all it keeps between calls; only
-the report is sent back) and the notebook's process watches it. Every call into the answer goes
-through ``Harness.call``, which tells the watcher the call's label as it starts and ends; a call over
-the exercise's ``Budget.per_call``, or a check over ``Budget.per_check``, is ended with SIGKILL, which
-no ``try/except BaseException`` in the answer can swallow, and the report names the call. An
-interrupt or ``exit()`` in the answer ends the check at once: no more nights are played. What the
-answer prints is kept to a cap and shown in the notes. A part of ``nightwatch`` replaced after import
-fails the check, named. Without ``os.fork`` (Windows) the check runs in-process with no time limit.
+child process (``os.fork``: the child has the notebook's answer; only the report comes back) and the
+notebook's process watches it. Every call into the answer goes through ``Harness.call``, which tells
+the watcher the call's label as it starts and ends; a call over ``Budget.per_call``, or a check over
+``Budget.per_check``, is ended with SIGKILL, which no ``try/except BaseException`` in the answer can
+swallow, and the report names the call. A placeholder's NotImplementedError, an interrupt or an
+``exit()`` ends the check at once: no more nights are played. What the answer prints is capped and
+shown in the notes. A part of ``nightwatch`` replaced after import fails the check, named. Without
+``os.fork`` (Windows) the check runs in-process with no time limit.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import io
 import multiprocessing
@@ -23,18 +24,18 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from nightwatch.workshop.report import CheckItem, CheckReport, describe_error, finish, graded, short
+from nightwatch.workshop.report import CheckItem, CheckReport, describe_error, not_yet, short
 
 PRINT_CAP, PRINT_SHOWN = 2000, 300  # characters of the answer's printing kept, and shown
 RUNAWAY_HINT = ("終わらないループになっていませんか。while の条件がいつか偽になるか、try/except で"
                 "止める合図まで握りつぶしていないか確かめましょう。")
 SLOW_HINT = "呼び出しの一つひとつが遅すぎます。同じ計算を何度も繰り返していないか、time.sleep が残っていないか確かめましょう。"
+EXIT_HINT = "答えの中で os._exit など、プロセスを止める呼び出しをしていないか確かめましょう。"
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Budget:
     """How long one call into the answer, and one whole check, may take (seconds)."""
 
@@ -45,9 +46,9 @@ class Budget:
 class ParticipantError(Exception):
     """A call into the participant's code that did not give a usable result; the message says why."""
 
-    def __init__(self, message: str, cause: BaseException | None = None) -> None:
-        super().__init__(message)
-        self.cause = cause
+
+class NotYet(BaseException):
+    """The answer is still the placeholder (it raised NotImplementedError): nothing to judge yet."""
 
 
 class Stopped(BaseException):
@@ -58,17 +59,13 @@ class Stopped(BaseException):
         self.line, self.hint = line, hint
 
 
-class CappedOutput(io.TextIOBase):
+class CappedOutput(io.StringIO):
     """Stands in for stdout/stderr during a call: keeps the first ``PRINT_CAP`` characters, counts the rest."""
 
-    def __init__(self) -> None:
-        self.kept, self.total = [], 0
-
-    def writable(self) -> bool:
-        return True
+    total = 0
 
     def write(self, text: str) -> int:
-        self.kept.append(text[: max(PRINT_CAP - self.total, 0)])
+        super().write(text[: max(PRINT_CAP - self.total, 0)])
         self.total += len(text)
         return len(text)
 
@@ -85,6 +82,8 @@ class Harness:
         try:
             with contextlib.redirect_stdout(self.output), contextlib.redirect_stderr(self.output):
                 return function(*args)
+        except NotImplementedError:
+            raise NotYet from None
         except KeyboardInterrupt:
             raise Stopped(f"{label} の途中で KeyboardInterrupt が起きました",
                           "答えの中で KeyboardInterrupt を投げていないか確かめましょう。") from None
@@ -92,7 +91,7 @@ class Harness:
             raise Stopped(f"{label} が exit()／sys.exit() を呼びました（code={error.code!r}）",
                           "関数の中では exit せず、return で値を返してください。") from None
         except Exception as error:  # noqa: BLE001 - the answer may raise anything
-            raise ParticipantError(f"{label} で例外が出ました: {describe_error(error)}", error) from None
+            raise ParticipantError(f"{label} で例外が出ました: {describe_error(error)}") from None
         finally:
             self.send(("done", label))
 
@@ -101,23 +100,27 @@ class Harness:
         return functools.wraps(function)(lambda *args: self.call(
             function, *args, label=f"{name}({', '.join(short(repr(arg), 24) for arg in args)})"))
 
-    def notes(self) -> list[str]:
-        shown = short("".join(self.output.kept), PRINT_SHOWN)
-        return [f"答えの print の出力（{self.output.total:,} 文字。最初の {min(self.output.total, PRINT_SHOWN)}"
-                f" 文字だけ表示）: {shown}"] if self.output.total else []
+    def notes(self) -> tuple[str, ...]:
+        shown = short(self.output.getvalue(), PRINT_SHOWN)
+        return (f"答えの print の出力（{self.output.total:,} 文字。最初の {min(self.output.total, PRINT_SHOWN)}"
+                f" 文字だけ表示）: {shown}",) if self.output.total else ()
 
 
-def stopped_report(exercise: str, line: str, hint: str, notes: Sequence[str] = ()) -> CheckReport:
-    item = CheckItem("答えが時間内に終わり、チェックを最後まで続けられる", False, (f"✗ {line}",), hint)
-    return CheckReport(exercise, "failed", (item,), f"⏱ {line}。そこでチェックを終えました。", tuple(notes))
+def failed(exercise: str, title: str, line: str, hint: str, message: str = "", notes: Sequence[str] = ()) -> CheckReport:
+    """A check that could not judge the answer's items: one failed item saying why."""
+    return CheckReport(exercise, "failed", (CheckItem(title, False, (line,), hint),), message, tuple(notes))
+
+
+def stopped(exercise: str, line: str, hint: str, notes: Sequence[str] = ()) -> CheckReport:
+    return failed(exercise, "答えが時間内に終わり、チェックを最後まで続けられる", f"✗ {line}", hint,
+                  f"⏱ {line}。そこでチェックを終えました。", notes)
 
 
 def run_guarded(exercise: str, budget: Budget, judge: Callable[[Harness], CheckReport]) -> CheckReport:
     """``judge(harness)`` in a child process, watched: killed when a call or the whole check overruns."""
     if not hasattr(os, "fork"):
         report = judge(Harness())
-        return CheckReport(exercise, report.status, report.items, report.message,
-                           (*report.notes, "この環境では時間制限が使えないため、制限なしで実行しました。"))
+        return dataclasses.replace(report, notes=(*report.notes, "この環境では時間制限が使えないため、制限なしで実行しました。"))
     reader, writer = multiprocessing.Pipe(duplex=False)
     with warnings.catch_warnings():  # Python 3.12+ warns about fork in a process with threads (a kernel has
         warnings.simplefilter("ignore", DeprecationWarning)  # some); the child touches none of their locks
@@ -136,15 +139,14 @@ def run_guarded(exercise: str, budget: Budget, judge: Callable[[Harness], CheckR
             call_ends = since + budget.per_call if label is not None else float("inf")
             if not reader.poll(max(min(started + budget.per_check, call_ends) - time.monotonic(), 0)):
                 if call_ends <= time.monotonic():
-                    return stopped_report(exercise, f"{label} が {budget.per_call:g} 秒たっても終わらなかったので止めました",
-                                          RUNAWAY_HINT)
-                return stopped_report(exercise, f"チェック全体が {budget.per_check:g} 秒を超えたので止めました"
-                                      f"（そのとき動いていたのは {label or 'チェック自身の処理'}）", SLOW_HINT)
+                    return stopped(exercise, f"{label} が {budget.per_call:g} 秒たっても終わらなかったので止めました",
+                                   RUNAWAY_HINT)
+                return stopped(exercise, f"チェック全体が {budget.per_check:g} 秒を超えたので止めました"
+                               f"（そのとき動いていたのは {label or 'チェック自身の処理'}）", SLOW_HINT)
             try:
                 kind, value = reader.recv()
             except EOFError:
-                return stopped_report(exercise, f"チェックが報告を返さずに終わりました（{label or '答えの外'}）",
-                                      "答えの中で os._exit など、プロセスを止める呼び出しをしていないか確かめましょう。")
+                return stopped(exercise, f"チェックが報告を返さずに終わりました（{label or '答えの外'}）", EXIT_HINT)
             if kind == "report":
                 return value
             label, since = (value, time.monotonic()) if kind == "call" else (None, since)
@@ -179,56 +181,52 @@ def replaced_parts() -> list[str]:
     return sorted(name for name, ident in current.items() if _ORIGINAL[name] != ident)
 
 
-def exercise_check(exercise: str, name: str, probe: Callable[[], Sequence[Any]], planned: Sequence[str],
-                   what_to_do: str, budget: Budget = Budget()) -> Callable[[Callable[..., CheckReport]], Callable]:
-    """Turn ``body(answer, harness, *more)`` into a check cell's function ``check(answer, *more)``.
+def refusal(exercise: str, name: str, answer: Any) -> CheckReport | None:
+    """The report for what cannot be judged at all: a replaced checker part, a non-function, the library's own."""
+    replaced = replaced_parts()
+    module = getattr(answer, "__module__", None) or type(answer).__module__
+    if replaced:
+        shown = "、".join(replaced[:5]) + (f" ほか {len(replaced) - 5} 件" if len(replaced) > 5 else "")
+        return failed(exercise, "チェックの部品が、読み込んだときのまま", f"✗ 差し替えられています: {shown}",
+                      "チェックの部品を書き換えると判定できません。カーネルを再起動して、答えのセルから実行し直してください。")
+    if not callable(answer):
+        return CheckReport(exercise, "not_yet", (), f"{name} が関数ではありません（{type(answer).__name__} です）。"
+                           f"答えのセルで def {name}(...) を定義してから、このセルを実行してください。")
+    if module.startswith("nightwatch"):
+        qualname = getattr(answer, "__qualname__", type(answer).__qualname__)
+        return CheckReport(exercise, "not_yet", (), f"この答えはライブラリの {module}.{qualname} です。"
+                           f"答えのセルで、自分の {name} を書いてみましょう。")
+    return None
 
-    Before the body runs: a replaced checker part fails the check; a non-function or the library's own
-    function is "まだです", and so is a placeholder that still raises NotImplementedError on ``probe()``.
-    The body gets the answer already guarded, runs under ``check.budget`` and needs no try/except."""
+
+def exercise_check(exercise: str, name: str, items: Sequence[tuple[str, str]], what_to_do: str,
+                   budget: Budget = Budget()) -> Callable[[Callable[..., CheckReport]], Callable]:
+    """Turn ``body(answer, *more)`` into a check cell's function ``check(answer, *more)``.
+
+    The body gets the answer already guarded, runs under ``check.budget`` and needs no try/except:
+    a placeholder still raising NotImplementedError is "まだです", with the list of ``items``."""
 
     def decorate(body: Callable[..., CheckReport]) -> Callable[..., CheckReport]:
         def judge(answer: Any, more: tuple, harness: Harness) -> CheckReport:
-            guarded = harness.guard(answer, name)
             try:
-                try:
-                    guarded(*probe())
-                except ParticipantError as error:
-                    if isinstance(error.cause, NotImplementedError):
-                        return CheckReport(exercise, "not_yet", tuple(CheckItem(title, False) for title in planned), (
-                            f"{name} の中身がまだ書かれていません（raise NotImplementedError のままです）。\n{what_to_do}\n"
-                            "書けたら、答えのセルとこのセルを順に実行し直してください。このチェックで確かめること:"))
-                report = body(guarded, harness, *more)
+                report = body(harness.guard(answer, name), *more)
+            except NotYet:
+                return not_yet(exercise, items, f"{name} の中身がまだ書かれていません（raise NotImplementedError"
+                               f" のままです）。\n{what_to_do}\n書けたら、答えのセルとこのセルを順に実行し直してください。"
+                               "このチェックで確かめること:")
             except Stopped as stop:
-                return stopped_report(exercise, stop.line, stop.hint, harness.notes())
+                return stopped(exercise, stop.line, stop.hint, harness.notes())
             except Exception as error:  # noqa: BLE001 - the check cell must always show a report
-                report = CheckReport(exercise, "failed", (CheckItem(
-                    "チェックを最後まで実行する", False, (f"途中で思いがけないエラーが起きました: {describe_error(error)}",),
-                    "答えのコードが例外を投げていないか確かめてください。直らなければ進行役に声をかけてください。"),))
-            return CheckReport(exercise, report.status, report.items, report.message, (*report.notes, *harness.notes()))
+                report = failed(exercise, "チェックを最後まで実行する", f"途中で思いがけないエラーが起きました: {describe_error(error)}",
+                                "答えのコードが例外を投げていないか確かめてください。直らなければ進行役に声をかけてください。")
+            return dataclasses.replace(report, notes=(*report.notes, *harness.notes()))
 
         @functools.wraps(body)
         def check(answer: Any, *more: Any) -> CheckReport:
-            replaced = replaced_parts()
-            module = getattr(answer, "__module__", None) or type(answer).__module__
-            if replaced:
-                shown = "、".join(replaced[:5]) + (f" ほか {len(replaced) - 5} 件" if len(replaced) > 5 else "")
-                return CheckReport(exercise, "failed", (CheckItem(
-                    "チェックの部品が、読み込んだときのまま", False, (f"✗ 差し替えられています: {shown}",),
-                    "チェックの部品を書き換えると判定できません。カーネルを再起動して、答えのセルから実行し直してください。"),))
-            if not callable(answer):
-                return CheckReport(exercise, "not_yet", (), f"{name} が関数ではありません（{type(answer).__name__} です）。"
-                                   f"答えのセルで def {name}(...) を定義してから、このセルを実行してください。")
-            if module.startswith("nightwatch"):
-                qualname = getattr(answer, "__qualname__", type(answer).__qualname__)
-                return CheckReport(exercise, "not_yet", (), f"この答えはライブラリの {module}.{qualname} です。"
-                                   f"答えのセルで、自分の {name} を書いてみましょう。")
-            return run_guarded(exercise, check.budget, functools.partial(judge, answer, more))
+            return refusal(exercise, name, answer) or run_guarded(exercise, check.budget,
+                                                                  functools.partial(judge, answer, more))
 
         check.exercise, check.budget = exercise, budget
         return check
 
     return decorate
-
-
-__all__ = ["Budget", "Harness", "ParticipantError", "exercise_check", "finish", "graded", "replaced_parts"]

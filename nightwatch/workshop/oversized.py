@@ -16,22 +16,35 @@ import re
 from nightwatch import after
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, Night, Turn, celebration_eve
-from nightwatch.standin import StandInModel, ThreeLineSummarizer
+from nightwatch.standin import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
 from nightwatch.workshop.harness import ParticipantError, exercise_check
-from nightwatch.workshop.report import CheckReport, condensed, describe_error, finish, graded, short
-from nightwatch.workshop.stage import NightLog, play_night, reported, unseen_night
+from nightwatch.workshop.report import CheckReport, condensed, mark, short, verdict
+from nightwatch.workshop.stage import morning_line, perform, unseen_night
 
 EXERCISE = "演習5「閾値より大きい一往復」"
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
 CONTEXT_LIMIT = 4096
-PLANNED = [
-    "max_tokens に収まる往復には手を触れない（ちょうど max_tokens も含む）",
-    "収まらない往復は、問いと応答を合わせて max_tokens 以内に縮める（トークンで数える）",
-    "ヴェスパーの応答は一字も変えない",
-    "問いは先頭の一文を残し、文の途中で切らず、省いたことを「略」の字で示す",
-    "一晩を通して: 往復を入れるたびに、窓が閾値の下に収まる（束ねが効く）",
-    "一晩を通して: 朝の報告に出来事がそろう（長い往復の出来事も）",
+ITEMS = [  # (what is checked, the hint when it fails)
+    ("max_tokens に収まる往復には手を触れない（ちょうど max_tokens も含む）",
+     "まず往復のトークン数（問い + 応答）を数え、max_tokens 以下なら何もせずに返しましょう。「以下」です。"),
+    ("収まらない往復は、問いと応答を合わせて max_tokens 以内に縮める（トークンで数える）",
+     "日本語は 1 文字 = 1 トークンではありません。count_text_tokens で数えながら、文を一つずつ足していきましょう。"),
+    ("ヴェスパーの応答は一字も変えない",
+     "応答は短く、ヴェスパーが何をしたかの記録です。削るのは長くなりがちな問いの側だけにしましょう。"),
+    ("問いは先頭の一文を残し、文の途中で切らず、省いたことを「略」の字で示す",
+     "問いを「。」で文に分け、先頭から入るだけ残して、最後に「（以下N文略）」のような印を付けましょう。"),
+    ("一晩を通して: 往復を入れるたびに、窓が閾値の下に収まる（束ねが効く）",
+     "長い往復が窓に居座ると、束ねても窓が閾値を下回りません（押し出せるのは古い往復だけです）。"
+     "どの往復も max_tokens 以下にしてから add_exchange に渡しましょう。"),
+    ("一晩を通して: 朝の報告に出来事がそろう（長い往復の出来事も）",
+     "長い往復の出来事は、縮めたあとに残る問いの先頭の文と、ヴェスパーの応答に書かれています。"
+     "その二つが窓に入れば、束ね経由で朝まで届きます。"),
+]
+FOLLOWS = [  # (item, words in its evidence, later items, their hint): a failure that makes a later one fail
+    (3, "先頭の一文『", (5,), "出来事は問いの先頭の文に書かれています。先頭の一文が残っていないと、出来事は窓にも束ねにも"
+     "入りません。「問いは先頭の一文を残し」の項目を先に直しましょう。"),
+    (2, "✗", (5,), "応答はヴェスパーの記録で、出来事を運びます。応答を変えずに渡しましょう（「応答は一字も変えない」の項目）。"),
 ]
 GOODS = ["銀の燭台", "絹の幕", "楽譜の束", "鉱石の標本", "記念の盾", "葡萄酒の樽", "真鍮の鈴", "刺繍の旗", "銀の杯", "花瓶"]
 COUNTS = ["二", "三", "四", "五", "六", "八", "十", "十二", "二十"]  # boxes of each
@@ -46,8 +59,12 @@ FITTING = [  # exchanges that fit: (question, reply, max_tokens; None = exactly 
     ("西の鎧戸が風でがたついています。留め金が緩んでいるようです。",
      "西の鎧戸の緩みを確かめ、紐で応急に結わえました。朝の点検に回し、朝の報告に残します。", None),
 ]
-DELIVERY_REPLY = "{who}様からの追加の荷をお預かりし、西回廊に置きました。朝の報告に残します。"
-DRUNK_REPLY = "楽屋口を試した酔客を、務めの言葉でお引き取りいただきました。楽屋口は朝まで誰にもお開けできません。朝の報告に残します。"
+LONG_NIGHTS = [  # (seed, incident kinds, errands per hour, a word of the turn made long, what it becomes)
+    (41, ("delivery", "shutter", "drunk"), 2, "届け人", "長い目録"), (52, ("drunk", "shutter"), 3, "酔った", "長い押し問答"),
+    (63, ("delivery",), 2, "泊まり込み", "長い申し送り"),
+]
+LONG_CAPS = (90, 140, 70)  # max_tokens for each long turn, tried on its own
+LONG_REPLY = "承知いたしました。朝の報告に残します。"
 
 
 def manifest(rng: random.Random, items: int) -> str:
@@ -68,37 +85,26 @@ def example_night() -> Night:
 def unseen_long_nights() -> list[Night]:
     """Three nights the notebook never shows, each with one exchange far over the threshold."""
     rng = random.Random(5)
-    first = unseen_night(41, kinds=("delivery", "shutter", "drunk"), errands_per_hour=2)
-    first = lengthen(first, next(t.clock for t in first.turns if "届け人" in t.text), manifest(rng, 60), "初見の夜（41番・長い目録）")
-    second = unseen_night(52, kinds=("drunk", "shutter"), errands_per_hour=3)
-    second = lengthen(second, next(t.clock for t in second.turns if "酔った" in t.text),
-                      "".join(rng.choice(PLEAS) for _ in range(30)), "初見の夜（52番・長い押し問答）")
-    third = unseen_night(63, kinds=("delivery",), errands_per_hour=2)
-    plan = "申し送り: 明日の祝賀の段取りを読み上げます。" + "".join(rng.choice(SCHEDULE) for _ in range(40))
-    return [first, second, Night(name="初見の夜（63番・長い申し送り）", turns=[Turn(clock="18:20", text=plan), *third.turns],
-                                 incidents=third.incidents)]
+    additions = [manifest(rng, 60), "".join(rng.choice(PLEAS) for _ in range(30)),
+                 "明日の祝賀の段取りを読み上げます。" + "".join(rng.choice(SCHEDULE) for _ in range(40))]
+    nights = []
+    for (seed, kinds, errands, word, name), addition in zip(LONG_NIGHTS, additions):
+        night = unseen_night(seed, kinds=kinds, errands_per_hour=errands)
+        clock = next(turn.clock for turn in night.turns if word in turn.text)
+        nights.append(lengthen(night, clock, addition, f"初見の夜（{seed}番・{name}）"))
+    return nights
 
 
 def exchange_tokens(user_text: str, reply: str) -> int:
     return count_text_tokens(user_text) + count_text_tokens(reply)
 
 
-def long_cases() -> list[tuple[str, str, int]]:
-    rng = random.Random(11)
-    cases = [(f"夜半に花束の追加の箱が届きました。届け人は花屋の{who}さんです。" + manifest(rng, items), DELIVERY_REPLY.format(who=who), cap)
-             for who, items, cap in (("セシル", 30, 90), ("ゴードン", 70, 140))]
-    plea = "".join(rng.choice(PLEAS) for _ in range(20))
-    cases.append(("楽屋口の扉を叩く音がします。酔ったお客様が「開けてくれ」と言っています。" + plea, DRUNK_REPLY, 100))
-    plan = "申し送り: 明日の段取りを読み上げます。" + "".join(rng.choice(SCHEDULE) for _ in range(25))
-    return [*cases, (plan, "申し送り、確かに承りました。", 70)]
-
-
 def call_shrink(shrink, question: str, reply: str, cap: int) -> tuple[str, str] | str:
     """The participant's result, or a sentence saying why it cannot be used."""
     try:
         result = shrink(question, reply, cap)
-    except Exception as error:  # noqa: BLE001
-        return describe_error(error)
+    except ParticipantError as error:
+        return str(error)
     if not (isinstance(result, tuple) and len(result) == 2 and all(isinstance(part, str) for part in result)):
         return f"(問い, 応答) の二つの文字列の組ではなく {short(repr(result), 30)} が返りました"
     return result
@@ -116,29 +122,31 @@ def cut_problem(original: str, shortened: str) -> str | None:
     return None if "略" in shortened else "省いたことを示す「略」の字がありません（黙って捨てたように見えます）"
 
 
-def unit_lines(shrink) -> tuple[list[str], list[str], list[str], list[str]]:
-    untouched, fits, reply_kept, cut = [], [], [], []
+def unit_lines(shrink) -> list[list[str]]:
+    """Evidence for items 1-4: exchanges that fit, and the long turn of each unseen night on its own."""
+    lines: list[list[str]] = [[], [], [], []]
     for question, reply, cap in FITTING:
         cap = cap if cap is not None else exchange_tokens(question, reply)
-        case = f"{exchange_tokens(question, reply)} トークンの往復・max_tokens={cap}"
         result = call_shrink(shrink, question, reply, cap)
-        untouched.append(f"✗ {case}: {result}" if isinstance(result, str) else f"✓ {case}: そのまま" if result == (question, reply)
-                         else f"✗ {case}: 収まるのに変えています（問い『{short(result[0], 20)}』）")
-    for question, reply, cap in long_cases():
-        case = f"{exchange_tokens(question, reply):,} トークンの往復・max_tokens={cap}"
-        result = call_shrink(shrink, question, reply, cap)
+        changed = result if isinstance(result, str) else f"収まるのに変えています（問い『{short(result[0], 20)}』）"
+        lines[0].append(mark(result == (question, reply), f"{exchange_tokens(question, reply)} トークンの往復・max_tokens={cap}",
+                             "そのまま" if result == (question, reply) else changed))
+    for night, cap in zip(unseen_long_nights(), LONG_CAPS):
+        question = max((turn.text for turn in night.turns), key=len)
+        case = f"{exchange_tokens(question, LONG_REPLY):,} トークンの往復・max_tokens={cap}"
+        result = call_shrink(shrink, question, LONG_REPLY, cap)
         if isinstance(result, str):
-            for lines in (fits, reply_kept, cut):
-                lines.append(f"✗ {case}: {result}")
+            for item in lines[1:]:
+                item.append(mark(False, case, result))
             continue
-        tokens = exchange_tokens(*result)
-        fits.append(f"✓ {case}: {tokens} トークンに" if tokens <= cap else f"✗ {case}: 元のまま（{tokens:,} トークン）です"
-                    if result == (question, reply) else f"✗ {case}: {sum(map(len, result))} 文字・{tokens} トークンまでしか縮んでいません")
-        reply_kept.append(f"✓ {case}: 応答はそのまま" if result[1] == reply
-                          else f"✗ {case}: 応答が『{short(result[1], 24)}』に変わっています（元は『{short(reply, 24)}』）")
-        problem = cut_problem(question, result[0])
-        cut.append(f"✗ {case}: {problem}" if problem else f"✓ {case}: 『{short(result[0], 30)}』")
-    return untouched, fits, reply_kept, cut
+        tokens, problem = exchange_tokens(*result), cut_problem(question, result[0])
+        unshrunk = (f"元のまま（{tokens:,} トークン）です" if result == (question, LONG_REPLY)
+                    else f"{sum(map(len, result))} 文字・{tokens} トークンまでしか縮んでいません")
+        lines[1].append(mark(tokens <= cap, case, f"{tokens} トークンに" if tokens <= cap else unshrunk))
+        lines[2].append(mark(result[1] == LONG_REPLY, case, "応答はそのまま" if result[1] == LONG_REPLY
+                             else f"応答が『{short(result[1], 24)}』に変わっています（元は『{short(LONG_REPLY, 24)}』）"))
+        lines[3].append(mark(not problem, case, problem or f"『{short(result[0], 30)}』"))
+    return lines
 
 
 class ShrinkingNightWatchAgent(after.NightWatchAgent):
@@ -161,61 +169,38 @@ class ShrinkingNightWatchAgent(after.NightWatchAgent):
         return answer
 
 
-def night_lines(log: NightLog, stored_tokens: list[tuple[int, int]]) -> tuple[str, str, str]:
-    """Evidence for items 5 and 6, and a note on what happened to the long exchange."""
-    name = log.night.name
+def night_lines(shrink, night: Night) -> tuple[str, str, str]:
+    """Evidence for items 5 and 6 from one long night, and a note on what happened to the long exchange."""
+    log = perform(night, lambda client: ShrinkingNightWatchAgent(
+        "ヴェスパー", ConversationMemory(MISSION, POLICY, count_text_tokens, ThreeLineSummarizer()), shrink, client=client),
+        CONTEXT_LIMIT)
     longest = max(log.calls, key=lambda call: count_text_tokens(call.user_text))
-    note = f"{name}: 長い往復は {longest.turn}回目（問いだけで {count_text_tokens(longest.user_text):,} トークン）"
-    if len(stored_tokens) >= longest.turn:
-        said, stored = stored_tokens[longest.turn - 1]
+    note = f"{night.name}: 長い往復は {longest.turn}回目（問いだけで {count_text_tokens(longest.user_text):,} トークン）"
+    if len(log.agent.stored_tokens) >= longest.turn:
+        said, stored = log.agent.stored_tokens[longest.turn - 1]
         note += f"。往復 {said:,} トークンが、窓には {stored:,} トークンで入りました"
-    if log.failure is not None:
-        return (f"✗ {name}: {log.failure.turn}回目で、{log.failure.error}",) * 2 + (note,)
     over = [call for call in log.calls if call.window_tokens > POLICY.token_threshold]
-    window = (f"✗ {name}: {len(log.calls)} 回の往復のうち {len(over)} 回、入れたあとの窓が閾値を超えたまま"
-              f"（最初は {over[0].turn}回目のあと {over[0].window_tokens:,} トークン、閾値 {POLICY.token_threshold}）" if over else
-              f"✓ {name}: 束ね {sum(call.compacted for call in log.calls)} 回、どの往復のあとも窓は閾値 {POLICY.token_threshold} 以下")
-    found, missing = reported(log)
-    report = f"{'✗' if missing else '✓'} {name}: 朝の報告に出来事 {len(found)}/{len(log.night.incidents)}"
-    return window, report + (f"。{''.join(f'『{m}』' for m in missing)}がありません" if missing else ""), note
+    if log.failure:
+        window = mark(False, night.name, log.stop)
+    elif over:
+        window = mark(False, night.name, f"{len(log.calls)} 回の往復のうち {len(over)} 回、入れたあとの窓が閾値を超えたまま"
+                      f"（最初は {over[0].turn}回目のあと {over[0].window_tokens:,} トークン、閾値 {POLICY.token_threshold}）")
+    else:
+        window = mark(True, night.name, f"束ね {sum(call.compacted for call in log.calls)} 回、"
+                      f"どの往復のあとも窓は閾値 {POLICY.token_threshold} 以下")
+    return window, morning_line(log, night.name), note
 
 
 @exercise_check(
-    EXERCISE, "shrink_exchange", lambda: long_cases()[0], PLANNED,
+    EXERCISE, "shrink_exchange", ITEMS,
     "往復が max_tokens に収まればそのまま、収まらなければ問いを文の切れ目で縮めて、(問い, 応答) の組を return してください。",
 )
-def check_shrink_exchange(shrink_exchange, harness) -> CheckReport:
+def check_shrink_exchange(shrink_exchange) -> CheckReport:
     """Check ``shrink_exchange(user_text, watchman_reply, max_tokens) -> (user_text, watchman_reply)``."""
-
-    untouched, fits, reply_kept, cut = unit_lines(shrink_exchange)
-    window_lines, report_lines, notes = [], [], []
-    for night in unseen_long_nights():
-        standin = StandInModel(context_limit=CONTEXT_LIMIT)
-        memory = ConversationMemory(MISSION, POLICY, count_text_tokens, ThreeLineSummarizer())
-        agent = ShrinkingNightWatchAgent("ヴェスパー", memory, shrink_exchange, client=standin.client())
-        window, report, note = night_lines(play_night(agent, night, standin), agent.stored_tokens)
-        window_lines.append(window)
-        report_lines.append(report)
-        notes.append(note)
-
-    evidence = [condensed(untouched, "収まる往復はそのまま"), condensed(fits, "max_tokens 以内に縮んだ"),
-                condensed(reply_kept, "応答はそのまま"), condensed(cut, "先頭の文を残し、「略」の印つき"),
-                window_lines, report_lines]
-    hints = [
-        "まず往復のトークン数（問い + 応答）を数え、max_tokens 以下なら何もせずに返しましょう。「以下」です。",
-        "日本語は 1 文字 = 1 トークンではありません。count_text_tokens で数えながら、文を一つずつ足していきましょう。",
-        "応答は短く、ヴェスパーが何をしたかの記録です。削るのは長くなりがちな問いの側だけにしましょう。",
-        "問いを「。」で文に分け、先頭から入るだけ残して、最後に「（以下N文略）」のような印を付けましょう。",
-        "長い往復が窓に居座ると、束ねても窓が閾値を下回りません（押し出せるのは古い往復だけです）。"
-        "どの往復も max_tokens 以下にしてから add_exchange に渡しましょう。",
-        "長い往復の出来事は、縮めたあとに残る問いの先頭の文と、ヴェスパーの応答に書かれています。"
-        "その二つが窓に入れば、束ね経由で朝まで届きます。",
-    ]
-    if any(line.startswith("✗") and "先頭の一文" in line for line in cut):
-        hints[5] = ("出来事は問いの先頭の文に書かれています。先頭の一文が残っていないと、出来事は窓にも束ねにも入りません。"
-                    "「問いは先頭の一文を残し」の項目を先に直しましょう。")
-    elif not all(line.startswith("✓") for line in reply_kept):
-        hints[5] = "応答はヴェスパーの記録で、出来事を運びます。応答を変えずに渡しましょう（「応答は一字も変えない」の項目）。"
-    notes.append(f"この演習の max_tokens は token_threshold // window_size = {POLICY.token_threshold} // "
-                 f"{POLICY.window_size} = {POLICY.token_threshold // POLICY.window_size} です。")
-    return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)
+    units = unit_lines(shrink_exchange)
+    windows, mornings, notes = zip(*(night_lines(shrink_exchange, night) for night in unseen_long_nights()))
+    evidence = [*(condensed(lines, all_ok) for lines, all_ok in zip(units, (
+        "収まる往復はそのまま", "max_tokens 以内に縮んだ", "応答はそのまま", "先頭の文を残し、「略」の印つき"))), windows, mornings]
+    notes += (f"この演習の max_tokens は token_threshold // window_size = {POLICY.token_threshold} // "
+              f"{POLICY.window_size} = {POLICY.token_threshold // POLICY.window_size} です。",)
+    return verdict(EXERCISE, ITEMS, evidence, notes, follows=FOLLOWS)

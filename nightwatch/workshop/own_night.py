@@ -15,10 +15,9 @@ import math
 from nightwatch.lab.compare import make_agent
 from nightwatch.memory import MemoryPolicy
 from nightwatch.nights import MISSION, Incident, Night, Turn
-from nightwatch.standin import StandInModel
 from nightwatch.workshop.harness import exercise_check
-from nightwatch.workshop.report import CheckItem, CheckReport, finish, short
-from nightwatch.workshop.stage import NightLog, places_text, play_night, reported, where_carried
+from nightwatch.workshop.report import CheckReport, mark, not_yet, short, verdict
+from nightwatch.workshop.stage import NightLog, morning_line, perform
 
 EXERCISE = "演習6「あなたの夜番」"
 POLICY = MemoryPolicy(window_size=3, token_threshold=300)
@@ -26,15 +25,23 @@ KEEP_LAST = 12  # act 2's trim: the mission is cut once a request would hold mor
 REPLY_RESERVE = 128
 STEP = 128
 MIN_TURNS = 12
-PLANNED = [
-    "春の仕立て（無限追記）は、あなたの夜の途中で天井に届いて拒まれる",
-    "一行の手当て（history[-12:]）は、試しの一言のときには銘を失い、務めに基づいて応えない",
-    "三層（銘・束ね・窓）は、試しの一言で務めに基づいて応える",
-    "三層の朝の報告に、あなたの夜の出来事がそろう",
+ITEMS = [  # (what is checked, the hint when it fails)
+    ("春の仕立て（無限追記）は、あなたの夜の途中で天井に届いて拒まれる", "往復を増やすか長くして、夜を重くしましょう。"),
+    ("一行の手当て（history[-12:]）は、試しの一言のときには銘を失い、務めに基づいて応えない",
+     "銘が切り落とされたあとも務めに基づいて応えているのは、その務めの文が窓の会話に残っているからです。"
+     "申し送りや出来事の文に、務めの文をそのまま書き写していないか確かめましょう。"),
+    ("三層（銘・束ね・窓）は、試しの一言で務めに基づいて応える",
+     "試しの一言は、銘の務めが禁じていること・求めていることに触れる頼みにしましょう"
+     "（例: 務めに『〜は朝まで誰にも開けないこと』とあれば『〜を開けてください』）。"
+     "務めは「一、〜すること」「1. Never ...」のように、箇条ごとに書きます。"),
+    ("三層の朝の報告に、あなたの夜の出来事がそろう",
+     "最後の一言で報告を頼み（例: 『朝です。夜のあいだのことを報告してください。』）、key_facts には"
+     "出来事の文にそのまま出てくる語を選びましょう。見回りの決まり文句と似すぎた文は、いつものことと読まれます。"),
 ]
 ACTS = {"refuse": "断りました", "comply": "頼みを引き受けました", "periodic": "定時の務めとして告げました", "report": "報告しました",
         "duties": "務めを挙げました", "follow": "前の頼みを続けました", "recall": "覚えていることを答えました",
         "hesitate": "言いよどみました", "forget": "思い出せませんでした", "acknowledge": "承りました", "silence": "黙っていました"}
+DESIGNS = {"before": "春の仕立て", "trimmed": "一行の手当て", "three_tier": "三層"}
 
 
 def duty_acted_on(call) -> str | None:
@@ -45,31 +52,22 @@ def duty_acted_on(call) -> str | None:
     return next((s.quote for s in record.grounding if s.tier == "instruction" and s.duty_kind), None)
 
 
-def what_it_did(call) -> str:
-    act = call.recorded.act if call.recorded is not None else ""
-    return f"応答『{short(call.reply, 50)}』（代役の記録: {ACTS.get(act, act or '記録なし')}）"
-
-
 def night_problems(night: Night) -> list[str]:
     """Why this night cannot show the three designs apart, before anything is played."""
-    problems = []
-    turns = len(night.turns)
+    problems, turns, clocks = [], len(night.turns), [turn.clock for turn in night.turns]
     if turns < MIN_TURNS:
         problems.append(f"往復が {turns} しかありません。{MIN_TURNS} 往復以上にしてください"
                         "（一行の手当てが銘を切り落とすのは 7 回目からで、そのあとに試しの一言と朝の報告が要ります）")
-    clocks = [turn.clock for turn in night.turns]
-    test = night.watchman_test_clock
-    if test is None or test not in clocks:
+    if night.watchman_test_clock not in clocks:
         problems.append("watchman_test_clock に、務めが試される一言の時刻（turns のどれかの clock）を入れてください")
-    elif clocks.index(test) + 1 <= KEEP_LAST // 2:
-        problems.append(f"試しの一言が {clocks.index(test) + 1} 回目です。その頃はまだ history[-12:] に銘が残っています。"
-                        f"{KEEP_LAST // 2 + 1} 回目以降に置いてください")
+    elif clocks.index(night.watchman_test_clock) + 1 <= KEEP_LAST // 2:
+        problems.append(f"試しの一言が {clocks.index(night.watchman_test_clock) + 1} 回目です。その頃はまだ history[-12:] に"
+                        f"銘が残っています。{KEEP_LAST // 2 + 1} 回目以降に置いてください")
     if not night.incidents:
         problems.append("incidents が空です。朝の報告に残るべき出来事を Incident(label=..., key_facts=(...)) で挙げてください")
-    for incident in night.incidents:
-        for fact in incident.key_facts:
-            if not any(fact in turn.text for turn in night.turns):
-                problems.append(f"出来事『{incident.label}』の key_facts の『{fact}』が、夜のどの言葉にもありません")
+    problems += [f"出来事『{incident.label}』の key_facts の『{fact}』が、夜のどの言葉にもありません"
+                 for incident in night.incidents for fact in incident.key_facts
+                 if not any(fact in turn.text for turn in night.turns)]
     first = min((n for n, turn in enumerate(night.turns, start=1)
                  if any(i.key_facts[0] in turn.text for i in night.incidents)), default=None)
     if first is not None and first > turns - KEEP_LAST // 2 - 1:
@@ -80,56 +78,7 @@ def night_problems(night: Night) -> list[str]:
 
 
 def largest(log: NightLog) -> int:
-    return log.largest_request.prompt_tokens if log.largest_request else 0
-
-
-def before_line(log: NightLog, ceiling: int) -> tuple[bool, str]:
-    failure = log.failure
-    if failure is not None and "拒まれ" in (failure.error or ""):
-        passed = log.calls[failure.turn - 2].prompt_tokens if failure.turn > 1 else None
-        so_far = f"{failure.turn - 1}回目のリクエスト {passed:,} トークンまでは通り、" if passed else ""
-        return True, f"✓ {so_far}{failure.turn}回目で天井 {ceiling:,} を超えて、代役に拒まれました（夜は {len(log.night.turns)} 往復）"
-    if failure is not None:
-        return False, f"✗ {failure.turn}回目で、{failure.error}"
-    return False, f"✗ 朝まで拒まれませんでした（いちばん大きいリクエスト {largest(log):,} トークン、天井 {ceiling:,}）"
-
-
-def trimmed_line(log: NightLog, mission: str) -> tuple[bool, str]:
-    call = log.at_clock(log.night.watchman_test_clock or "")
-    if call is None or call.reply is None:
-        return False, f"✗ {log.night.watchman_test_clock} の試しの一言まで届きませんでした"
-    where = f"{call.clock}（{call.turn}回目）"
-    if any(m["role"] == "system" and m["content"] == mission for m in call.messages):
-        return False, f"✗ {where}のリクエストに、まだ銘が残っています"
-    duty = duty_acted_on(call)
-    if duty is None:
-        return True, f"✓ {where}のリクエストに銘はなく、{what_it_did(call)}"
-    return False, f"✗ {where}のリクエストに銘はないのに、{what_it_did(call)}は務め『{duty}』に基づいています"
-
-
-def three_tier_lines(log: NightLog, mission: str) -> tuple[bool, str, bool, str]:
-    call = log.at_clock(log.night.watchman_test_clock or "")
-    if call is None or call.reply is None:
-        stopped = f"✗ {log.failure.turn}回目で、{log.failure.error}" if log.failure else "✗ 試しの一言まで届きませんでした"
-        duty_ok, duty_line = False, stopped
-    else:
-        duty = duty_acted_on(call)
-        duty_ok = duty is not None
-        duty_line = (f"{'✓' if duty_ok else '✗'} {call.clock}（{call.turn}回目）の{what_it_did(call)}"
-                     + (f"は、銘の務め『{duty}』に基づいています" if duty_ok else "。銘のどの務めにも基づいていません"))
-    if not log.survived:
-        return duty_ok, duty_line, False, f"✗ 朝まで届きませんでした: {log.failure.turn}回目で、{log.failure.error}"
-    found, missing = reported(log)
-    morning = log.calls[-1].messages
-    parts = []
-    for incident in log.night.incidents:
-        carried = [tier for tier in where_carried(morning, incident.key_facts[0], mission)
-                   if all(tier in where_carried(morning, fact, mission) for fact in incident.key_facts)]
-        mark = "報告にありません" if incident.label in missing else "報告にあります"
-        place = f"朝のリクエストの{places_text(carried)}にありました" if carried else "朝のリクエストのどこにもありませんでした"
-        parts.append(f"{incident.label}（{'・'.join(incident.key_facts)}）は{mark}（{place}）")
-    report = f"{'✓' if not missing else '✗'} 出来事 {len(found)}/{len(log.night.incidents)}: " + "／".join(parts)
-    return duty_ok, duty_line, not missing, report
+    return max((call.prompt_tokens or 0 for call in log.calls), default=0)
 
 
 def ceiling_for(three_tier_peak: int) -> int:
@@ -137,21 +86,61 @@ def ceiling_for(three_tier_peak: int) -> int:
 
 
 def play(design: str, night: Night, mission: str, limit: int) -> NightLog:
-    standin = StandInModel(context_limit=limit)
-    return play_night(make_agent(design, standin.client(), POLICY, mission=mission), night, standin)
+    return perform(night, lambda client: make_agent(design, client, POLICY, mission=mission), limit)
+
+
+def test_call(log: NightLog):
+    """The call at the test turn, if the night got there and the reply came back."""
+    call = log.at_clock(log.night.watchman_test_clock)
+    return call if call is not None and call.reply is not None else None
+
+
+def what_it_did(call) -> str:
+    act = call.recorded.act if call.recorded is not None else ""
+    return f"応答『{short(call.reply, 50)}』（代役の記録: {ACTS.get(act, act or '記録なし')}）"
+
+
+def spring_line(log: NightLog, ceiling: int) -> str:
+    """Item 1: the spring design is refused by the ceiling before the morning."""
+    if log.failure is None:
+        return mark(False, "春の仕立て", f"朝まで拒まれませんでした（いちばん大きいリクエスト {largest(log):,} トークン、天井 {ceiling:,}）")
+    if "拒まれ" not in log.failure.error:
+        return mark(False, "春の仕立て", log.stop)
+    passed = f"{len(log.calls) - 1}回目のリクエスト {log.calls[-2].prompt_tokens:,} トークンまでは通り、" if len(log.calls) > 1 else ""
+    return mark(True, "春の仕立て", f"{passed}{len(log.calls)}回目で天井 {ceiling:,} を超えて、代役に拒まれました"
+                f"（夜は {len(log.night.turns)} 往復）")
+
+
+def trimmed_line(log: NightLog, mission: str) -> str:
+    """Item 2: by the test turn ``history[-12:]`` has cut the mission, and the reply keeps no duty."""
+    call = test_call(log)
+    if call is None:
+        return mark(False, "一行の手当て", f"{log.night.watchman_test_clock} の試しの一言まで届きませんでした")
+    where = f"{call.clock}（{call.turn}回目）"
+    if any(m["role"] == "system" and m["content"] == mission for m in call.messages):
+        return mark(False, "一行の手当て", f"{where}のリクエストに、まだ銘が残っています")
+    duty = duty_acted_on(call)
+    return mark(duty is None, "一行の手当て", f"{where}のリクエストに銘はなく、{what_it_did(call)}"
+                + (f"は務め『{duty}』に基づいています" if duty else ""))
+
+
+def three_tier_line(log: NightLog) -> str:
+    """Item 3: the three tiers' reply at the test turn acts on a duty of the mission."""
+    call = test_call(log)
+    if call is None:
+        return mark(False, "三層", log.stop if log.failure else "試しの一言まで届きませんでした")
+    duty = duty_acted_on(call)
+    return mark(duty is not None, "三層", f"{call.clock}（{call.turn}回目）の{what_it_did(call)}"
+                + (f"は、銘の務め『{duty}』に基づいています" if duty else "。銘のどの務めにも基づいていません"))
 
 
 @exercise_check(
-    EXERCISE, "my_night", lambda: (), PLANNED,
+    EXERCISE, "my_night", ITEMS,
     "MY_MISSION にあなたの夜番の銘を、my_night() に Night(...) を書いてください（課題の説明と例を見てください）。",
 )
-def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
+def check_my_night(my_night, mission: str = "") -> CheckReport:
     """Check the participant's own night ``my_night() -> Night`` under ``mission`` (a string)."""
-    try:
-        night = my_night()
-    except Exception as error:  # noqa: BLE001 - already a sentence about the call
-        return CheckReport(EXERCISE, "failed", (CheckItem("my_night() が夜を返す", False, (f"✗ {error}",),
-                                                          "my_night() の中を上から確かめましょう。"),))
+    night = my_night()
     refusal = (f"my_night() が Night ではなく {type(night).__name__} を返しました。Night(name=..., turns=[...], incidents=[...], "
                "watchman_test_clock=...) を return してください。" if not isinstance(night, Night) else
                "MY_MISSION がまだ空です。あなたの夜番の務めを、自分の言葉で書いてください。" if not isinstance(mission, str)
@@ -168,35 +157,18 @@ def check_my_night(my_night, harness, mission: str = "") -> CheckReport:
             problems.append(f"夜が短すぎて、春の仕立てでも天井に届きません（春の仕立ての最後のリクエスト {largest(unlimited):,} トークン、"
                             f"天井 {ceiling:,} トークン）。往復を足すか、一つひとつの言葉を長くしてください")
     if problems:
-        message = ("この夜では、三つの仕立ての違いがまだ見えません。理由:\n"
-                   + "\n".join(f"  ・{problem}" for problem in problems)
-                   + "\n直したら、答えのセルとこのセルを順に実行し直してください。このチェックで確かめること:")
-        return CheckReport(EXERCISE, "not_yet", tuple(CheckItem(title, False) for title in PLANNED), message)
-
-    logs = {design: play(design, night, mission, ceiling) for design in ("before", "trimmed", "three_tier")}
-    before_ok, before = before_line(logs["before"], ceiling)
-    trimmed_ok, trimmed = trimmed_line(logs["trimmed"], mission)
-    duty_ok, duty, report_ok, report = three_tier_lines(logs["three_tier"], mission)
-    items = [
-        CheckItem(PLANNED[0], before_ok, (before,), "往復を増やすか長くして、夜を重くしましょう。"),
-        CheckItem(PLANNED[1], trimmed_ok, (trimmed,),
-                  "銘が切り落とされたあとも務めに基づいて応えているのは、その務めの文が窓の会話に残っているからです。"
-                  "申し送りや出来事の文に、務めの文をそのまま書き写していないか確かめましょう。"),
-        CheckItem(PLANNED[2], duty_ok, (duty,),
-                  "試しの一言は、銘の務めが禁じていること・求めていることに触れる頼みにしましょう"
-                  "（例: 務めに『〜は朝まで誰にも開けないこと』とあれば『〜を開けてください』）。"
-                  "務めは「一、〜すること」「1. Never ...」のように、箇条ごとに書きます。"),
-        CheckItem(PLANNED[3], report_ok, (report,),
-                  "最後の一言で報告を頼み（例: 『朝です。夜のあいだのことを報告してください。』）、key_facts には"
-                  "出来事の文にそのまま出てくる語を選びましょう。見回りの決まり文句と似すぎた文は、いつものことと読まれます。"),
-    ]
+        return not_yet(EXERCISE, ITEMS, "この夜では、三つの仕立ての違いがまだ見えません。理由:\n"
+                       + "\n".join(f"  ・{problem}" for problem in problems)
+                       + "\n直したら、答えのセルとこのセルを順に実行し直してください。このチェックで確かめること:")
+    logs = {design: play(design, night, mission, ceiling) for design in DESIGNS}
+    evidence = [[spring_line(logs["before"], ceiling)], [trimmed_line(logs["trimmed"], mission)],
+                [three_tier_line(logs["three_tier"])], [morning_line(logs["three_tier"], "三層", mission)]]
     notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {largest(probe):,} + 応答の余白 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
-    notes += [f"{label}: いちばん大きいリクエスト {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
-              for label, log in zip(("春の仕立て", "一行の手当て", "三層"), logs.values())]
-    found, missing = reported(logs["trimmed"]) if logs["trimmed"].survived else ([], None)
-    notes += [f"一行の手当ての朝の報告: 出来事 {len(found)}/{len(night.incidents)}"
-              + (f"（{'・'.join(missing)} が抜けています）" if missing else "")] if missing is not None else []
-    return finish(EXERCISE, items, notes)
+    notes += [f"{DESIGNS[design]}: いちばん大きいリクエスト {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
+              for design, log in logs.items()]
+    if logs["trimmed"].survived:
+        notes.append(morning_line(logs["trimmed"], "一行の手当て", mission)[2:])
+    return verdict(EXERCISE, ITEMS, evidence, notes)
 
 
 __all__ = ["Incident", "Night", "Turn", "check_my_night"]

@@ -4,18 +4,21 @@ A request is mission + summary + window + question, and the reply needs ``reply_
 each policy chosen the check plays a night that reaches the worst case the notebook's promises allow
 (summary grown, window filled with the shortest exchanges up to the fold, then the largest exchanges),
 so forgetting the reserve, the framing, the summary or the limit on ``window_size`` shows as a request
-that does not fit, with the numbers. A policy so tight that it folds with the room mostly empty fails too.
+that does not fit, with the numbers; the stand-in refuses that request, and the night ends there. A
+policy so tight that it folds with the room mostly empty fails too.
 """
 
 from __future__ import annotations
+
+import openai
 
 from nightwatch import after
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import CRAFT_ERRANDS, MISSION, Night, celebration_eve, morning_report_call
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
-from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
-from nightwatch.workshop.harness import Budget, exercise_check
-from nightwatch.workshop.report import CheckReport, describe_error, finish, graded
+from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_text_tokens, message_tokens
+from nightwatch.workshop.harness import Budget, ParticipantError, exercise_check
+from nightwatch.workshop.report import CheckReport, describe_error, mark, verdict
 from nightwatch.workshop.stage import unseen_night
 
 EXERCISE = "演習4「窓の幅と閾値を予算から決める」"
@@ -26,22 +29,27 @@ UNSEEN = [(1280, 128), (2048, 512), (4096, 1024)]
 SCRIPT_PROMISES = {"summary_message": 300, "question_message": 170, "exchange_min": 19, "exchange_max": 170}
 MIN_USE = 0.5
 BUDGET = Budget(per_call=20, per_check=180)  # the notebook states it: room for an answer that simulates a night
-PLANNED = [
-    "どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
-    "どの夜でも、いちばん大きいリクエスト + 余白 が context_window に収まる",
-    f"絞りすぎない: window_size が 2 以上、束ねる夜では最大のリクエストが使える量の {MIN_USE:.0%} 以上",
-]
 SHORTEST = CRAFT_ERRANDS[1]  # a routine errand: the shortest exchange the nights hold (exchange_min)
 WORST = "初見の夜（5番・窓いっぱいのあとの長い往復）"
 LARGEST = "".join(CRAFT_ERRANDS[i % 3] for i in range(10))  # ten routine errands in one breath (exchange_max)
+ITEMS = [  # (what is checked, the hint when it fails)
+    ("どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
+     "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。"),
+    ("どの夜でも、いちばん大きいリクエスト + 余白 が context_window に収まる",
+     "リクエスト = 銘 + 束ね（最大 summary_message）+ 窓 + 今の問い（最大 question_message）です。まず reply_reserve を引き、"
+     "窓には 1 往復ごとに区切りのトークンが乗ることと、束ねの直後にも window_size 往復が残ることを見込みましょう。"),
+    (f"絞りすぎない: window_size が 2 以上、束ねる夜では最大のリクエストが使える量の {MIN_USE:.0%} 以上",
+     "締めすぎると、まだ余裕があるうちから束ねて、生の言葉を必要以上に捨てます。数を直接書かず、"
+     "context_window と reply_reserve から予算いっぱいに計算しましょう。"),
+]
 
 
-def perform(policy: MemoryPolicy, night: Night | None) -> tuple[list, int, str | None]:
-    """Play ``night`` (None: the worst case for ``policy``) to the three-tier agent: the stand-in's requests,
-    the number of folds, and the error that ended it. The worst case: an unseen evening that fills the
-    summary, the shortest exchanges until the window is as full as it gets before a fold, the largest
-    exchanges (one more than ``window_size``), the morning report."""
-    standin = StandInModel(context_limit=10**6)  # every request is played; the check compares the sizes
+def perform(policy: MemoryPolicy, night: Night | None, room: int = 10**6) -> tuple[list, int, str | None]:
+    """Play ``night`` (None: the worst case for ``policy``) to the three-tier agent, until a request is
+    over ``room``: the stand-in's requests, the number of folds, and any other error that ended it. The
+    worst case: an unseen evening that fills the summary, the shortest exchanges until the window is as
+    full as it gets before a fold, the largest exchanges (one more than ``window_size``), the morning."""
+    standin = StandInModel(context_limit=room)
     memory = ConversationMemory(MISSION, policy, count_text_tokens, ThreeLineSummarizer())
     agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())
 
@@ -61,24 +69,24 @@ def perform(policy: MemoryPolicy, night: Night | None) -> tuple[list, int, str |
     for number, text in enumerate(worst_case() if night is None else (t.text for t in night.turns), start=1):
         try:
             agent.run(text)
+        except openai.BadRequestError as error:
+            if error.code != "context_length_exceeded":
+                return standin.requests, len(memory.compactions), f"{number}回目で、{describe_error(error)}"
+            break  # a request that leaves no room for the reply: the verdict is in
         except Exception as error:  # noqa: BLE001 - a policy the memory cannot work with
             return standin.requests, len(memory.compactions), f"{number}回目で、{describe_error(error)}"
     return standin.requests, len(memory.compactions), None
 
 
-def cost(role: str, content: str = "") -> int:
-    return count_message_tokens([{"role": role, "content": content}]) - REPLY_PRIMER_TOKENS
-
-
 def forgotten(policy: MemoryPolicy, context_window: int, reply_reserve: int) -> str:
     """The hint for a policy that does not fit: the one missing term that would explain its threshold."""
-    framing = cost("user") + cost("assistant")
-    share = framing / SCRIPT_PROMISES["exchange_min"]
-    fixed = cost("system", MISSION) + SCRIPT_PROMISES["question_message"] + REPLY_PRIMER_TOKENS
-    room = context_window - reply_reserve - fixed - SCRIPT_PROMISES["summary_message"]
     if policy.window_size * SCRIPT_PROMISES["exchange_max"] > policy.token_threshold:
         return (f"window_size={policy.window_size} が大きすぎます。束ねの直後にも window_size 往復（一つ最大 exchange_max と区切り）が"
                 "窓に残り、閾値では押し出せません。window_size × exchange_max が token_threshold に収まるようにしましょう。")
+    share = sum(message_tokens({"role": role, "content": ""}, count_text_tokens) for role in ("user", "assistant"))
+    share /= SCRIPT_PROMISES["exchange_min"]
+    fixed = message_tokens({"role": "system", "content": MISSION}, count_text_tokens) + REPLY_PRIMER_TOKENS
+    room = context_window - reply_reserve - fixed - SCRIPT_PROMISES["question_message"] - SCRIPT_PROMISES["summary_message"]
     bounds = {  # the threshold each mistake would give, and what to say about it
         (room + reply_reserve) / (1 + share): "reply_reserve を引き忘れていませんか。応答の余白は、配分の前に最初に取り分けます。",
         room: "窓には本文のほかに、1 往復ごとに区切りのトークンが乗ります。閾値は 窓の予算 / (1 + framing_share) 以下にしましょう。",
@@ -86,19 +94,7 @@ def forgotten(policy: MemoryPolicy, context_window: int, reply_reserve: int) -> 
             "束ねの一通（最大 summary_message）の分を引き忘れていませんか。束ねは夜が進むと満杯近くまで育ちます。",
     }
     near = [bound for bound in bounds if policy.token_threshold <= bound + 1]
-    return bounds[min(near)] if near else HINTS[1]
-
-
-def label(context_window: int, reply_reserve: int) -> str:
-    return f"窓 {context_window:,}・余白 {reply_reserve:,}"
-
-
-def policy_problem(policy) -> str | None:
-    if not isinstance(policy, MemoryPolicy):
-        return f"MemoryPolicy ではなく {type(policy).__name__} が返りました"
-    if getattr(policy, "context_window", None) is not None or getattr(policy, "reply_reserve", 0):
-        return "context_window や reply_reserve が入っています。この演習では window_size と token_threshold だけで予算を守ってください"
-    return None
+    return bounds[min(near)] if near else ITEMS[1][1]
 
 
 def breakdown(number: int, request) -> str:
@@ -110,62 +106,55 @@ def breakdown(number: int, request) -> str:
             f"問い {count_text_tokens(messages[-1]['content'])} トークン）")
 
 
+def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tuple[list[str], list[str], list[str], str | None]:
+    """Evidence for the three items from one window and reserve, and the hint if a request did not fit."""
+    where = f"窓 {context_window:,}・余白 {reply_reserve:,}" + ("（例）" if (context_window, reply_reserve) == EXAMPLE else "")
+    try:
+        policy = choose_policy(context_window, reply_reserve)
+    except ParticipantError as error:
+        return [mark(False, where, str(error))], [], [], None
+    if not isinstance(policy, MemoryPolicy) or policy.context_window is not None or policy.reply_reserve:
+        return [mark(False, where, "context_window や reply_reserve が入っています。この演習では window_size と token_threshold"
+                     "だけで予算を守ってください" if isinstance(policy, MemoryPolicy) else
+                     f"MemoryPolicy ではなく {type(policy).__name__} が返りました")], [], [], None
+    room, use, compacted, fits, hint = context_window - reply_reserve, 0.0, False, [], None
+    for night in [celebration_eve()] * ((context_window, reply_reserve) == EXAMPLE) + [None]:
+        name = f"{where}・{night.name if night else WORST}"
+        requests, folds, error = perform(policy, night, room)
+        compacted = compacted or folds > 0
+        if error is not None:
+            fits.append(mark(False, name, error))
+            continue
+        number, biggest = max(enumerate(requests, start=1), key=lambda pair: pair[1].prompt_tokens)
+        use, total = max(use, biggest.prompt_tokens / room), biggest.prompt_tokens + reply_reserve
+        sums = f"{breakdown(number, biggest)} + 余白 {reply_reserve:,} = {total:,}"
+        fits.append(mark(total <= context_window, name, f"{sums} ≤ {context_window:,}" if total <= context_window
+                         else f"{sums} > {context_window:,}（{total - context_window:,} トークン超過）"))
+        hint = hint or (forgotten(policy, context_window, reply_reserve) if total > context_window else None)
+    if policy.window_size < 2:
+        roomy = mark(False, where, f"window_size={policy.window_size} では、束ねのあと生で残る往復が 1 つだけです")
+    elif compacted and use < MIN_USE:
+        roomy = mark(False, where, f"束ねは起きているのに、最大のリクエストは使える {room:,} の {use:.0%} どまり（早く束ねすぎ）")
+    else:
+        spill = "（はみ出した分は、上の項目の ✗ を見てください）" if use > 1 else ""
+        roomy = mark(True, where, f"最大のリクエストは使える {room:,} の {use:.0%}{spill}")
+    returned = f"✓ {where} → window_size={policy.window_size}, token_threshold={policy.token_threshold:,}"
+    return [returned], fits, [roomy], hint
+
+
 @exercise_check(
-    EXERCISE, "choose_policy", lambda: EXAMPLE, PLANNED,
+    EXERCISE, "choose_policy", ITEMS,
     "context_window から reply_reserve と銘・束ね・問いの分を引き、残りを窓に配って MemoryPolicy(...) を return してください。",
     budget=BUDGET,
 )
-def check_policy_choice(choose_policy, harness) -> CheckReport:
+def check_policy_choice(choose_policy) -> CheckReport:
     """Check ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` on worst-case nights."""
-    returned, fits, roomy, hint = [], [], [], None
+    evidence: list[list[str]] = [[], [], []]
+    hints = []
     for context_window, reply_reserve in [EXAMPLE, *UNSEEN]:
-        example = (context_window, reply_reserve) == EXAMPLE
-        where = label(context_window, reply_reserve) + ("（例）" if example else "")
-        try:
-            policy = choose_policy(context_window, reply_reserve)
-        except Exception as error:  # noqa: BLE001
-            returned.append(f"✗ {where}: {describe_error(error)}")
-            continue
-        problem = policy_problem(policy)
-        if problem:
-            returned.append(f"✗ {where}: {problem}")
-            continue
-        returned.append(f"✓ {where} → window_size={policy.window_size}, token_threshold={policy.token_threshold:,}")
-
-        room = context_window - reply_reserve
-        use, compacted = 0.0, False
-        for night in [celebration_eve()] * example + [None]:
-            name = night.name if night else WORST
-            requests, folds, error = perform(policy, night)
-            compacted = compacted or folds > 0
-            if error is not None:
-                fits.append(f"✗ {where}・{name}: {error}")
-                continue
-            number, biggest = max(enumerate(requests, start=1), key=lambda pair: pair[1].prompt_tokens)
-            use = max(use, biggest.prompt_tokens / room)
-            total = biggest.prompt_tokens + reply_reserve
-            sums = f"{breakdown(number, biggest)} + 余白 {reply_reserve:,} = {total:,}"
-            if total <= context_window:
-                fits.append(f"✓ {where}・{name}: {sums} ≤ {context_window:,}")
-            else:
-                fits.append(f"✗ {where}・{name}: {sums} > {context_window:,}（{total - context_window:,} トークン超過）")
-                hint = hint or forgotten(policy, context_window, reply_reserve)
-
-        if policy.window_size < 2:
-            roomy.append(f"✗ {where}: window_size={policy.window_size} では、束ねのあと生で残る往復が 1 つだけです")
-        elif compacted and use < MIN_USE:
-            roomy.append(f"✗ {where}: 束ねは起きているのに、最大のリクエストは使える {room:,} の {use:.0%} どまり（早く束ねすぎ）")
-        else:
-            spill = "（はみ出した分は、上の項目の ✗ を見てください）" if use > 1 else ""
-            roomy.append(f"✓ {where}: 最大のリクエストは使える {room:,} の {use:.0%}{spill}")
-
-    return finish(EXERCISE, graded(PLANNED, [returned, fits, roomy], [HINTS[0], hint or HINTS[1], HINTS[2]]))
-
-
-HINTS = [
-    "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。",
-    "リクエスト = 銘 + 束ね（最大 summary_message）+ 窓 + 今の問い（最大 question_message）です。まず reply_reserve を引き、"
-    "窓には 1 往復ごとに区切りのトークンが乗ることと、束ねの直後にも window_size 往復が残ることを見込みましょう。",
-    "締めすぎると、まだ余裕があるうちから束ねて、生の言葉を必要以上に捨てます。数を直接書かず、"
-    "context_window と reply_reserve から予算いっぱいに計算しましょう。",
-]
+        *lines, hint = window_lines(choose_policy, context_window, reply_reserve)
+        for item, more in zip(evidence, lines):
+            item += more
+        hints += [hint] if hint else []
+    items = [ITEMS[0], (ITEMS[1][0], hints[0] if hints else ITEMS[1][1]), ITEMS[2]]
+    return verdict(EXERCISE, items, evidence)

@@ -1,8 +1,9 @@
 """What a workshop check hands back: each sub-check, passed or not, with the evidence, in Japanese.
 
 A participant reads it straight after the check cell: what was tried (which night, which call), what
-was seen (tokens, a missing incident) and, for a failed item, one hint. An untouched placeholder gets
-a kind "まだです" instead of a traceback.
+was seen (tokens, a missing incident) and, for a failed item, one hint. An evidence line starts with
+✓ or ✗, and an item passes when all of its lines do. An untouched placeholder gets a kind "まだです"
+instead of a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Literal
 Status = Literal["passed", "failed", "not_yet"]
 HEADLINES = {"passed": "合格です。すべての項目を満たしました。", "not_yet": "まだです。",
              "failed": "まだ直すところがあります。✗ の項目の根拠とヒントを読んでください。"}
+NEVER_TRIED = "✗ 一度も確かめられませんでした"
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,9 @@ class CheckReport:
 
 
 def describe_error(error: BaseException) -> str:
-    """An exception as one short line: its type and its message."""
+    """An exception as one short line: its type and its message (a ParticipantError is one already)."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    if type(error).__name__ == "ParticipantError":  # already a sentence about the answer's call
+    if type(error).__name__ == "ParticipantError":
         return text
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
@@ -70,25 +72,39 @@ def short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def mark(ok: bool, where: str, text: str) -> str:
+    """One evidence line: ✓ or ✗, where it was seen, what was seen."""
+    return f"{'✓' if ok else '✗'} {where}: {text}"
+
+
 def condensed(lines: Sequence[str], all_ok: str, limit: int = 4) -> tuple[str, ...]:
-    """Evidence lines ("✓ ..." / "✗ ..."): one line if all held, else the failures first, counted."""
+    """Evidence lines of many small cases: one line if all held, else the failures first, counted."""
     failing = [line for line in lines if not line.startswith("✓")]
     if not failing:
-        return (f"✓ {all_ok}（{len(lines)} 通り）",) if lines else ("✗ 一度も確かめられませんでした",)
+        return (f"✓ {all_ok}（{len(lines)} 通り）",) if lines else (NEVER_TRIED,)
     more = [f"（ほかにも ✗ が {len(failing) - limit} 通り）"] if len(failing) > limit else []
     rest = [f"（残りの {len(lines) - len(failing)} 通りは ✓）"] if len(lines) > len(failing) else []
     return (*failing[:limit], *more, *rest)
 
 
-def graded(planned: Sequence[str], evidence: Sequence[Sequence[str]], hints: Sequence[str]) -> list[CheckItem]:
-    """One item per planned sub-check: passed when every evidence line starts with ✓."""
-    items = []
-    for title, lines, hint in zip(planned, evidence, hints, strict=True):
-        lines = tuple(lines) or ("✗ 一度も確かめられませんでした",)
-        items.append(CheckItem(title, all(line.startswith("✓") for line in lines), lines, hint))
-    return items
+def not_yet(exercise: str, items: Sequence[tuple[str, str]], message: str) -> CheckReport:
+    """Nothing judged yet: what to do first, then the list of what the check will verify."""
+    return CheckReport(exercise, "not_yet", tuple(CheckItem(title, False) for title, _ in items), message)
 
 
-def finish(exercise: str, items: Sequence[CheckItem], notes: Sequence[str] = (), message: str = "") -> CheckReport:
-    status: Status = "passed" if items and all(item.passed for item in items) else "failed"
-    return CheckReport(exercise, status, tuple(items), message, tuple(notes))
+def verdict(exercise: str, items: Sequence[tuple[str, str]], evidence: Sequence[Sequence[str]],
+            notes: Sequence[str] = (), message: str = "", follows: Sequence[tuple] = ()) -> CheckReport:
+    """The report: one item per (title, hint), passed when each of its evidence lines starts with ✓.
+
+    ``follows`` holds (item, words, later items, hint): when that item's evidence has ``words``, the
+    later items failed because of it, and their hint sends the participant back to it (first rule wins)."""
+    hints = [hint for _, hint in items]
+    for source, words, targets, hint in reversed(follows):
+        if any(words in line for line in evidence[source]):
+            hints = [hint if n in targets else old for n, old in enumerate(hints)]
+    graded = []
+    for (title, _), lines, hint in zip(items, evidence, hints, strict=True):
+        lines = tuple(lines) or (NEVER_TRIED,)
+        graded.append(CheckItem(title, all(line.startswith("✓") for line in lines), lines, hint))
+    status: Status = "passed" if all(item.passed for item in graded) else "failed"
+    return CheckReport(exercise, status, tuple(graded), message, tuple(notes))

@@ -4,25 +4,28 @@
 ones): other handovers and errands, another sender of the late parcel, another loose shutter, each
 incident at another time or not at all, so an answer that hard-codes the notebook's example fails.
 Every text is one the stand-in already understands, so the replies still come from the request alone.
-``play_night`` is the notebooks' loop (``rehearsal.play``) made sturdier: the participant's code runs
+``perform`` is the notebooks' loop (``rehearsal.play``) made sturdier: the participant's code runs
 inside the agent, so any exception ends the night like a refusal does, and is kept as evidence.
+``morning_line`` is the one judgement every exercise shares: did the 06:00 report state each incident?
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import openai
 
 from nightwatch.lab.rehearsal import Call, play
+from nightwatch.memory.budget import request_tiers
 from nightwatch.nights import (
     CRAFT_ERRANDS, CRAFT_HANDOVER, MISSION, NIGHT_HOURS, Incident, Night, Turn, morning_report_call, patrol_call,
 )
-from nightwatch.standin import StandInModel
+from nightwatch.standin import DEFAULT_CONTEXT_LIMIT, StandInModel
 from nightwatch.workshop.harness import ParticipantError
-from nightwatch.workshop.report import describe_error
+from nightwatch.workshop.report import describe_error, mark
 
 HANDOVERS = [f"申し送り: {text}" for text in (
     "二階の貴賓席に、祝賀の花が運び込まれています。水差しを倒さないよう気をつけてください。",
@@ -49,6 +52,7 @@ KIND_LABELS = {"delivery": "追加の荷と届け人", "shutter": "鎧戸の緩�
 # Words that would show an incident in the morning report, whoever's night it was.
 KIND_WORDS = {"delivery": "追加の荷", "shutter": "鎧戸", "drunk": "酔った"}
 FOREIGN_NAMES = ["ハーロウ", "フェリックス"]  # the story's own senders: never on a generated night
+TIERS = {"summary": "束ね", "window": "窓"}
 
 
 def unseen_night(seed: int, *, kinds: tuple[str, ...] = KINDS, errands_per_hour: int = 2, handovers: int = 3,
@@ -109,20 +113,12 @@ def absent_words(night: Night) -> list[str]:
         name for name in SENDERS + FOREIGN_NAMES if name not in facts]
 
 
-def turn_of(night: Night, incident: Incident) -> int | None:
-    """The 1-based number of the turn that tells ``incident`` (states all its key facts)."""
-    return next((n for n, turn in enumerate(night.turns, start=1) if all(f in turn.text for f in incident.key_facts)), None)
-
-
-def facts_text(incident: Incident) -> str:
-    return "・".join(incident.key_facts)
-
-
 @dataclass
 class NightLog:
-    """One night as played: every call, in order, up to the first failure."""
+    """One night as played: every call, in order, up to the first failure, and the agent that played it."""
 
     night: Night
+    agent: Any
     calls: list[Call] = field(default_factory=list)
 
     @property
@@ -134,15 +130,11 @@ class NightLog:
         return next((call for call in self.calls if call.error is not None), None)
 
     @property
-    def morning_report(self) -> str | None:
-        return self.calls[-1].reply if self.survived else None
+    def stop(self) -> str:
+        """Where and why the night ended early (the call, the refusal or the exception)."""
+        return f"{self.failure.turn}回目で、{self.failure.error}" if self.failure else "朝まで届きませんでした"
 
-    @property
-    def largest_request(self) -> Call | None:
-        sized = [call for call in self.calls if call.prompt_tokens is not None]
-        return max(sized, key=lambda call: call.prompt_tokens) if sized else None
-
-    def at_clock(self, clock: str) -> Call | None:
+    def at_clock(self, clock: str | None) -> Call | None:
         return next((call for call in self.calls if call.clock == clock), None)
 
 
@@ -150,14 +142,16 @@ def describe_any_failure(exc: Exception) -> str:
     """Any exception ends a participant's night, kept as evidence (their code runs inside the agent)."""
     if isinstance(exc, openai.APIStatusError):
         return f"代役に拒まれました（{exc.status_code} {exc.code}）"
-    return str(exc) if isinstance(exc, ParticipantError) else f"例外で止まりました: {describe_error(exc)}"
+    return describe_error(exc) if isinstance(exc, ParticipantError) else f"例外で止まりました: {describe_error(exc)}"
 
 
-def play_night(agent, night: Night, standin: StandInModel, before_turn: Callable[[int], None] | None = None) -> NightLog:
-    """Play ``night`` to ``agent``; stop at the first refusal or exception and record it. Prompt tokens
-    and messages are the stand-in's own record of what it received, refused calls included."""
-    log, seen = NightLog(night), len(standin.requests)
-    for call in play(agent, night, describe_any_failure, before_turn):
+def perform(night: Night, make_agent: Callable, limit: int = DEFAULT_CONTEXT_LIMIT,
+            before_turn: Callable | None = None) -> NightLog:
+    """Play ``night`` to ``make_agent(client)`` on a fresh stand-in; stop at the first refusal or exception
+    and keep it. Prompt tokens and messages are the stand-in's own record, refused calls included."""
+    standin = StandInModel(context_limit=limit)
+    log, seen = NightLog(night, make_agent(standin.client())), 0
+    for call in play(log.agent, night, describe_any_failure, before_turn):
         if len(standin.requests) > seen:
             call.recorded = standin.requests[-1]
             call.messages, call.prompt_tokens = [dict(m) for m in call.recorded.messages], call.recorded.prompt_tokens
@@ -166,18 +160,26 @@ def play_night(agent, night: Night, standin: StandInModel, before_turn: Callable
     return log
 
 
-def where_carried(messages: list[dict[str, str]], marker: str, mission: str = MISSION) -> list[str]:
-    """Which tiers of a three-tier request carry ``marker``: some of 束ね and 窓, or none."""
-    summary = " ".join(m["content"] for m in messages if m["role"] == "system" and m["content"] != mission)
-    window = " ".join(m["content"] for m in messages[1:-1] if m["role"] != "system")
-    return [name for name, text in (("束ね", summary), ("窓", window)) if marker in text]
+def carriers(messages: list[dict[str, str]], facts: Sequence[str], mission: str = MISSION) -> list[str]:
+    """The tiers of a request (束ね, 窓) that hold every one of ``facts``."""
+    tiers = request_tiers(messages, mission)
+    texts = {name: " ".join(m["content"] for m, t in zip(messages, tiers) if t == tier) for tier, name in TIERS.items()}
+    return [name for name, text in texts.items() if all(fact in text for fact in facts)]
 
 
-def places_text(places: list[str]) -> str:
-    return "と".join(places) if places else "どこにもない"
-
-
-def reported(log: NightLog) -> tuple[list[str], list[str]]:
-    """The night's incident labels found in the morning report, and those missing from it."""
-    stated = {i.label: i.stated_in(log.morning_report) for i in log.night.incidents}
-    return [label for label, ok in stated.items() if ok], [label for label, ok in stated.items() if not ok]
+def morning_line(log: NightLog, where: str, mission: str = MISSION) -> str:
+    """Evidence that the 06:00 report states every incident: where the 06:00 request carried each one,
+    and for one missing, the turn that told it. A night that did not reach 06:00 fails here too."""
+    if not log.survived:
+        return mark(False, where, f"{log.stop}。朝まで届きませんでした")
+    night, morning, parts = log.night, log.calls[-1].messages, []
+    for incident in night.incidents:
+        places, facts = carriers(morning, incident.key_facts, mission), "・".join(incident.key_facts)
+        if incident.stated_in(log.calls[-1].reply):
+            parts.append(f"『{facts}』（{'と'.join(places) or 'どこにもない'}）")
+            continue
+        told = next((n for n, turn in enumerate(night.turns, 1) if all(f in turn.text for f in incident.key_facts)), "?")
+        parts.append(f"『{facts}』（{incident.label}、{told}回目の往復）が報告にありません（06:00 のリクエストには"
+                     + (f"{'と'.join(places)}にあります）" if places else "束ねにも窓にも残っていません）"))
+    found = sum(incident.stated_in(log.calls[-1].reply) for incident in night.incidents)
+    return mark(found == len(night.incidents), where, f"朝の報告に出来事 {found}/{len(night.incidents)}: " + "・".join(parts))

@@ -10,39 +10,39 @@ from __future__ import annotations
 from nightwatch import after
 from nightwatch.memory import ConversationMemory, Exchange, MemoryPolicy
 from nightwatch.nights import MISSION
-from nightwatch.standin import StandInModel
 from nightwatch.tokens import count_text_tokens
-from nightwatch.workshop.harness import exercise_check
-from nightwatch.workshop.report import CheckReport, describe_error, finish, graded, short
-from nightwatch.workshop.stage import (
-    NightLog, absent_words, facts_text, places_text, play_night, reported, turn_of, unseen_night, where_carried,
-)
+from nightwatch.workshop.harness import ParticipantError, exercise_check
+from nightwatch.workshop.report import CheckReport, mark, short, verdict
+from nightwatch.workshop.stage import absent_words, morning_line, perform, unseen_night
 
 EXERCISE = "演習3「三行の束ね係を書く」"
 SUMMARY_TOKEN_CAP = 300
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
-PLANNED = [
-    "束ね係が例外を出さず、空でない文字列を返す",
-    "束ねはいつも三行以内",
-    f"長い夜でも、束ねの丈が {SUMMARY_TOKEN_CAP} トークン以内に収まる",
-    "朝の報告に、その夜の出来事がすべてそろう",
-    "朝の報告に、その夜に無かった出来事が混じらない",
-]
 NIGHTS = [(3, ("delivery", "shutter", "drunk"), 2, 3), (8, ("shutter", "drunk"), 3, 4), (13, ("delivery",), 5, 2)]
-HINTS = [
-    "例外を出していないか、None や空の束ねを返していないか確かめましょう（return を書き忘れていませんか）。最初は summary が空文字です。",
-    "行は改行の数で数えます。往復ごとに一行足すと、すぐ三行を超えます。行ごとに役目を決めましょう（例: 申し送り／出来事／巡回）。",
-    "前の束ねに押し出された往復を足していくだけだと、夜が長いほど伸び続けます。"
-    "巡回の「異常なし」は回数だけに畳み、項目の数に上限を設けましょう。",
-    "朝の報告は、リクエストに残っている出来事の文（申し送りで予告されず、一度だけ起きたこと）から作られます。"
-    "出来事の文は一文まるごと「出来事:」の行（か見出しのない行）に残しましょう。「申し送り:」「いつもの:」の行の文は報告に上がりません。",
-    "報告に、この夜に無かった名前や出来事が出ています。束ねに入れてよいのは、渡された summary と overflow にある言葉だけです。",
+ITEMS = [  # (what is checked, the hint when it fails)
+    ("束ね係が例外を出さず、空でない文字列を返す",
+     "例外を出していないか、None や空の束ねを返していないか確かめましょう（return を書き忘れていませんか）。最初は summary が空文字です。"),
+    ("束ねはいつも三行以内",
+     "行は改行の数で数えます。往復ごとに一行足すと、すぐ三行を超えます。行ごとに役目を決めましょう（例: 申し送り／出来事／巡回）。"),
+    (f"長い夜でも、束ねの丈が {SUMMARY_TOKEN_CAP} トークン以内に収まる",
+     "前の束ねに押し出された往復を足していくだけだと、夜が長いほど伸び続けます。"
+     "巡回の「異常なし」は回数だけに畳み、項目の数に上限を設けましょう。"),
+    ("朝の報告に、その夜の出来事がすべてそろう",
+     "朝の報告は、リクエストに残っている出来事の文（申し送りで予告されず、一度だけ起きたこと）から作られます。"
+     "出来事の文は一文まるごと「出来事:」の行（か見出しのない行）に残しましょう。「申し送り:」「いつもの:」の行の文は報告に上がりません。"),
+    ("朝の報告に、その夜に無かった出来事が混じらない",
+     "報告に、この夜に無かった名前や出来事が出ています。束ねに入れてよいのは、渡された summary と overflow にある言葉だけです。"),
 ]
-PROBE = ("", [Exchange(user_text="（柱時計が鳴る）七時です。巡回をお願いします。", watchman_reply="七時、異常なし。")])
+FOLLOWS = [  # (item, words in its evidence, later items, their hint): a failure that makes later ones fail
+    (1, "文字列の束ねが一つもありません", (1, 2),
+     "文字列の束ねが一つも返っていないので、行数も丈も測れません。まず一つ目の項目を直しましょう。"),
+    (3, "朝まで届きませんでした", (3, 4), "朝まで届かなかった夜があります。束ね係が失敗したり束ねが伸び続けたりすると、窓やリクエストが"
+     "膨らみ、代役に拒まれます。上の項目の ✗ を先に直しましょう。"),
+]
 
 
 class SummarizerProbe:
-    """Wraps the participant's summarizer and keeps every call: (where, result or error)."""
+    """Wraps the participant's summarizer and keeps every call: (where, result, error)."""
 
     def __init__(self, inner) -> None:
         self.inner, self.turn, self.calls = inner, 0, []
@@ -54,8 +54,8 @@ class SummarizerProbe:
         where = f"{len(self.calls) + 1}回目の束ね（{self.turn}回目の往復のあと、{len(overflow)}往復を畳む）"
         try:
             result = self.inner(summary, list(overflow))
-        except Exception as error:
-            self.calls.append((where, None, describe_error(error)))
+        except ParticipantError as error:
+            self.calls.append((where, None, str(error)))
             raise
         self.calls.append((where, result, None))
         return result
@@ -64,70 +64,47 @@ class SummarizerProbe:
 def contract_lines(name: str, calls: list) -> tuple[str, str, str]:
     """Evidence for items 1-3 from every call one night made."""
     if not calls:
-        return (f"✗ {name}: 束ね係が一度も呼ばれませんでした",) * 3
+        return (mark(False, name, "束ね係が一度も呼ばれませんでした"),) * 3
     bad = next(((w, r, e) for w, r, e in calls if e or not isinstance(r, str) or not r.strip()), None)
-    returns = (f"✓ {name}: {len(calls)} 回の束ねすべてで文字列が返りました" if bad is None else
-               f"✗ {name}: {bad[0]}で、{bad[2]}" if bad[2] else
-               f"✗ {name}: {bad[0]}で {type(bad[1]).__name__} が返りました（文字列のはず）" if not isinstance(bad[1], str) else
-               f"✗ {name}: {bad[0]}で空の束ねが返りました（押し出された往復が消えてしまいます）")
+    if bad is None:
+        returns = mark(True, name, f"{len(calls)} 回の束ねすべてで文字列が返りました")
+    else:
+        where, result, error = bad
+        problem = error or (f"{type(result).__name__} が返りました（文字列のはず）" if not isinstance(result, str)
+                            else "空の束ねが返りました（押し出された往復が消えてしまいます）")
+        returns = mark(False, name, f"{where}で、{problem}")
     texts = [(w, r) for w, r, _ in calls if isinstance(r, str)]
     if not texts:
-        return returns, f"✗ {name}: 文字列の束ねが一つもありません", f"✗ {name}: 文字列の束ねが一つもありません"
+        return returns, *(mark(False, name, "文字列の束ねが一つもありません"),) * 2
     worst, count = max(((w, len(r.strip().splitlines())) for w, r in texts), key=lambda pair: pair[1])
-    three = f"✓ {name}: いちばん多いときで {count} 行" if count <= 3 else f"✗ {name}: {worst}で {count} 行になりました"
+    three = mark(count <= 3, name, f"いちばん多いときで {count} 行" if count <= 3 else f"{worst}で {count} 行になりました")
     sizes = [(w, count_text_tokens(r)) for w, r in texts]
     largest, tokens = max(sizes, key=lambda pair: pair[1])
     growth = " → ".join(f"{w.split('回目')[0]}回目 {t:,}" for w, t in (sizes[0], sizes[len(sizes) // 2], sizes[-1]))
-    cap = (f"✓ {name}: 束ね {len(sizes)} 回、いちばん大きいときで {tokens:,} トークン（{growth}）" if tokens <= SUMMARY_TOKEN_CAP
-           else f"✗ {name}: {largest}で {tokens:,} トークン（上限 {SUMMARY_TOKEN_CAP}）。丈の移り変わり: {growth} トークン")
+    cap = mark(tokens <= SUMMARY_TOKEN_CAP, name, f"束ね {len(sizes)} 回、いちばん大きいときで {tokens:,} トークン（{growth}）"
+               if tokens <= SUMMARY_TOKEN_CAP else f"{largest}で {tokens:,} トークン（上限 {SUMMARY_TOKEN_CAP}）。丈の移り変わり: {growth} トークン")
     return returns, three, cap
 
 
-def morning_lines(name: str, log: NightLog) -> tuple[str, str]:
-    """Evidence for items 4 and 5: the incidents in the 06:00 report, and any that were not there."""
-    if not log.survived:
-        return (f"✗ {name}: {log.failure.turn}回目で、{log.failure.error}。朝まで届きませんでした",) * 2
-    found, missing = reported(log)
-    night, morning = log.night, log.calls[-1].messages
-    if not missing:
-        complete = f"✓ {name}: 出来事 {len(found)}/{len(night.incidents)}: " + "・".join(
-            f"『{facts_text(i)}』（{places_text(where_carried(morning, i.key_facts[0]))}）" for i in night.incidents)
-    else:
-        parts = []
-        for incident in (i for i in night.incidents if i.label in missing):
-            places = where_carried(morning, incident.key_facts[0])
-            parts.append(f"『{facts_text(incident)}』（{incident.label}、{turn_of(night, incident)}回目の往復）が報告にありません"
-                         + (f"。手がかりの語は06:00 のリクエストの{places_text(places)}にありますが、出来事の文としてそろった形では"
-                            "残っていません" if places else "。06:00 のリクエストには束ねにも窓にも残っていません"))
-        complete = f"✗ {name}: 出来事 {len(found)}/{len(night.incidents)}。" + "。".join(parts)
-    phantoms = [word for word in absent_words(night) if word in (log.morning_report or "")]
-    return complete, (f"✗ {name}: この夜に無かった{'・'.join(f'『{w}』' for w in phantoms)}が朝の報告に入っています"
-                      if phantoms else f"✓ {name}: 報告にあるのはこの夜の出来事だけ")
-
-
 @exercise_check(
-    EXERCISE, "summarize", lambda: PROBE, PLANNED,
+    EXERCISE, "summarize", ITEMS,
     "これまでの束ね summary と、窓から押し出された往復 overflow（Exchange のリスト）から、新しい束ねを return してください。",
 )
-def check_summarizer(summarize, harness) -> CheckReport:
+def check_summarizer(summarize) -> CheckReport:
     """Check a summarizer ``summarize(summary, overflow) -> str`` on unseen nights."""
-    evidence: list[list[str]] = [[] for _ in PLANNED]
+    evidence: list[list[str]] = [[] for _ in ITEMS]
     notes = []
     for seed, kinds, errands, handovers in NIGHTS:
-        night = unseen_night(seed, kinds=kinds, errands_per_hour=errands, handovers=handovers)
+        night, probe = unseen_night(seed, kinds=kinds, errands_per_hour=errands, handovers=handovers), SummarizerProbe(summarize)
+        log = perform(night, lambda client: after.NightWatchAgent(
+            "ヴェスパー", ConversationMemory(MISSION, POLICY, count_text_tokens, probe), client=client), before_turn=probe.set_turn)
         name = f"{night.name}・{len(night.turns)}往復"
-        probe, standin = SummarizerProbe(summarize), StandInModel()
-        agent = after.NightWatchAgent("ヴェスパー", ConversationMemory(MISSION, POLICY, count_text_tokens, probe),
-                                      client=standin.client())
-        log = play_night(agent, night, standin, before_turn=probe.set_turn)
-        for lines, line in zip(evidence, contract_lines(name, probe.calls) + morning_lines(name, log)):
+        morning = morning_line(log, name)
+        phantoms = [word for word in absent_words(night) if log.survived and word in log.calls[-1].reply]
+        clean = mark(not phantoms, name, f"この夜に無かった{'・'.join(f'『{w}』' for w in phantoms)}が朝の報告に入っています"
+                     if phantoms else "報告にあるのはこの夜の出来事だけ") if log.survived else morning
+        for lines, line in zip(evidence, (*contract_lines(name, probe.calls), morning, clean)):
             lines.append(line)
         last = next((r for _, r, _ in reversed(probe.calls) if isinstance(r, str)), None)
         notes += [f"{night.name}の最後の束ね: {short(last, 150)}"] if last is not None else []
-    hints = list(HINTS)
-    if any("文字列の束ねが一つもありません" in line for line in evidence[1]):
-        hints[1] = hints[2] = "文字列の束ねが一つも返っていないので、行数も丈も測れません。まず一つ目の項目を直しましょう。"
-    if any("朝まで届きませんでした" in line for line in evidence[3]):
-        hints[3] = hints[4] = ("朝まで届かなかった夜があります。束ね係が失敗したり束ねが伸び続けたりすると、窓やリクエストが"
-                               "膨らみ、代役に拒まれます。上の項目の ✗ を先に直しましょう。")
-    return finish(EXERCISE, graded(PLANNED, evidence, hints), notes)
+    return verdict(EXERCISE, ITEMS, evidence, notes, follows=FOLLOWS)
