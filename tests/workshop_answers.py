@@ -70,7 +70,7 @@ def choose_policy(context_window, reply_reserve):
     fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
     threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "+ 余白 512", "窓 1,280・余白 128"), "reply_reserve を引き忘れていませんか"),
+""", 1, ("トークン超過", "+ 返答の予約 512", "窓 1,280・返答の予約 128"), "reply_reserve を引き忘れていませんか"),
     Answer("ex4_choose_policy.ipynb", "forgets the per-exchange framing", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
@@ -112,7 +112,7 @@ def shrink_exchange(user_text, watchman_reply, max_tokens):
     if count_text_tokens(user_text) + count_text_tokens(watchman_reply) <= max_tokens:
         return user_text, watchman_reply
     return (user_text + watchman_reply)[: max_tokens // 2] + "（略）", ""
-""", 2, ("応答が『』に変わっています",)),
+""", 2, ("返答が『』に変わっています",)),
     Answer("ex5_oversized_exchange.ipynb", "shortens every exchange", """
 def shrink_exchange(user_text, watchman_reply, max_tokens):
     return user_text.split("。")[0] + "。（以下略）", watchman_reply
@@ -137,7 +137,7 @@ def summarize(summary, overflow):
     Answer("ex4_choose_policy.ipynb", "the example window's policy", """
 def choose_policy(context_window, reply_reserve):
     return MemoryPolicy(window_size=4, token_threshold=592)
-""", 1, ("窓 1,280・余白 128", "トークン超過")),
+""", 1, ("窓 1,280・返答の予約 128", "トークン超過")),
     Answer("ex5_oversized_exchange.ipynb", "only the example's long delivery", """
 from nightwatch.workshop.oversized import example_night
 

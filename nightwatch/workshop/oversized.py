@@ -27,24 +27,24 @@ POLICY = MemoryPolicy(window_size=4, token_threshold=400)
 CONTEXT_LIMIT = 4096
 ITEMS = [  # (what is checked, the hint when it fails)
     ("max_tokens に収まる往復には手を触れない（ちょうど max_tokens も含む）",
-     "まず往復のトークン数（問い + 応答）を数え、max_tokens 以下なら何もせずに返しましょう。「以下」です。"),
-    ("収まらない往復は、問いと応答を合わせて max_tokens 以内に縮める（トークンで数える）",
+     "まず往復のトークン数（問い + 返答）を数え、max_tokens 以下なら何もせずに返しましょう。「以下」です。"),
+    ("収まらない往復は、問いと返答を合わせて max_tokens 以内に縮める（トークンで数える）",
      "日本語は 1 文字 = 1 トークンではありません。count_text_tokens で数えながら、文を一つずつ足していきましょう。"),
-    ("ヴェスパーの応答は一字も変えない",
-     "応答は短く、ヴェスパーが何をしたかの記録です。削るのは長くなりがちな問いの側だけにしましょう。"),
+    ("ヴェスパーの返答は一字も変えない",
+     "返答は短く、ヴェスパーが何をしたかの記録です。削るのは長くなりがちな問いの側だけにしましょう。"),
     ("問いは先頭の一文を残し、文の途中で切らず、省いたことを「略」の字で示す",
      "問いを「。」で文に分け、先頭から入るだけ残して、最後に「（以下N文略）」のような印を付けましょう。"),
     ("一晩を通して: 往復を入れるたびに、窓が閾値の下に収まる（束ねが効く）",
      "長い往復が窓に居座ると、束ねても窓が閾値を下回りません（押し出せるのは古い往復だけです）。"
      "どの往復も max_tokens 以下にしてから add_exchange に渡しましょう。"),
     ("一晩を通して: 朝の報告に出来事がそろう（長い往復の出来事も）",
-     "長い往復の出来事は、縮めたあとに残る問いの先頭の文と、ヴェスパーの応答に書かれています。"
+     "長い往復の出来事は、縮めたあとに残る問いの先頭の文と、ヴェスパーの返答に書かれています。"
      "その二つが窓に入れば、束ね経由で朝まで届きます。"),
 ]
 FOLLOWS = [  # (item, words in its evidence, later items, their hint): a failure that makes a later one fail
     (3, "先頭の一文『", (5,), "出来事は問いの先頭の文に書かれています。先頭の一文が残っていないと、出来事は窓にも束ねにも"
      "入りません。「問いは先頭の一文を残し」の項目を先に直しましょう。"),
-    (2, "✗", (5,), "応答はヴェスパーの記録で、出来事を運びます。応答を変えずに渡しましょう（「応答は一字も変えない」の項目）。"),
+    (2, "✗", (5,), "返答はヴェスパーの記録で、出来事を運びます。返答を変えずに渡しましょう（「返答は一字も変えない」の項目）。"),
 ]
 GOODS = ["銀の燭台", "絹の幕", "楽譜の束", "鉱石の標本", "記念の盾", "葡萄酒の樽", "真鍮の鈴", "刺繍の旗", "銀の杯", "花瓶"]
 COUNTS = ["二", "三", "四", "五", "六", "八", "十", "十二", "二十"]  # boxes of each
@@ -106,7 +106,7 @@ def call_shrink(shrink, question: str, reply: str, cap: int) -> tuple[str, str] 
     except ParticipantError as error:
         return str(error)
     if not (isinstance(result, tuple) and len(result) == 2 and all(isinstance(part, str) for part in result)):
-        return f"(問い, 応答) の二つの文字列の組ではなく {short(repr(result), 30)} が返りました"
+        return f"(問い, 返答) の二つの文字列の組ではなく {short(repr(result), 30)} が返りました"
     return result
 
 
@@ -143,8 +143,8 @@ def unit_lines(shrink) -> list[list[str]]:
         unshrunk = (f"元のまま（{tokens:,} トークン）です" if result == (question, LONG_REPLY)
                     else f"{sum(map(len, result))} 文字・{tokens} トークンまでしか縮んでいません")
         lines[1].append(mark(tokens <= cap, case, f"{tokens} トークンに" if tokens <= cap else unshrunk))
-        lines[2].append(mark(result[1] == LONG_REPLY, case, "応答はそのまま" if result[1] == LONG_REPLY
-                             else f"応答が『{short(result[1], 24)}』に変わっています（元は『{short(LONG_REPLY, 24)}』）"))
+        lines[2].append(mark(result[1] == LONG_REPLY, case, "返答はそのまま" if result[1] == LONG_REPLY
+                             else f"返答が『{short(result[1], 24)}』に変わっています（元は『{short(LONG_REPLY, 24)}』）"))
         lines[3].append(mark(not problem, case, problem or f"『{short(result[0], 30)}』"))
     return lines
 
@@ -193,14 +193,14 @@ def night_lines(shrink, night: Night) -> tuple[str, str, str]:
 
 @exercise_check(
     EXERCISE, "shrink_exchange", ITEMS,
-    "往復が max_tokens に収まればそのまま、収まらなければ問いを文の切れ目で縮めて、(問い, 応答) の組を return してください。",
+    "往復が max_tokens に収まればそのまま、収まらなければ問いを文の切れ目で縮めて、(問い, 返答) の組を return してください。",
 )
 def check_shrink_exchange(shrink_exchange) -> CheckReport:
     """Check ``shrink_exchange(user_text, watchman_reply, max_tokens) -> (user_text, watchman_reply)``."""
     units = unit_lines(shrink_exchange)
     windows, mornings, notes = zip(*(night_lines(shrink_exchange, night) for night in unseen_long_nights()))
     evidence = [*(condensed(lines, all_ok) for lines, all_ok in zip(units, (
-        "収まる往復はそのまま", "max_tokens 以内に縮んだ", "応答はそのまま", "先頭の文を残し、「略」の印つき"))), windows, mornings]
+        "収まる往復はそのまま", "max_tokens 以内に縮んだ", "返答はそのまま", "先頭の文を残し、「略」の印つき"))), windows, mornings]
     notes += (f"この演習の max_tokens は token_threshold // window_size = {POLICY.token_threshold} // "
               f"{POLICY.window_size} = {POLICY.token_threshold // POLICY.window_size} です。",)
     return verdict(EXERCISE, ITEMS, evidence, notes, follows=FOLLOWS)

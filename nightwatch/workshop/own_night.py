@@ -97,7 +97,7 @@ def test_call(log: NightLog):
 
 def what_it_did(call) -> str:
     act = call.recorded.act if call.recorded is not None else ""
-    return f"応答『{short(call.reply, 50)}』（代役の記録: {ACTS.get(act, act or '記録なし')}）"
+    return f"返答『{short(call.reply, 50)}』（代役の記録: {ACTS.get(act, act or '記録なし')}）"
 
 
 def spring_line(log: NightLog, ceiling: int) -> str:
@@ -163,7 +163,7 @@ def check_my_night(my_night, mission: str = "") -> CheckReport:
     logs = {design: play(design, night, mission, ceiling) for design in DESIGNS}
     evidence = [[spring_line(logs["before"], ceiling)], [trimmed_line(logs["trimmed"], mission)],
                 [three_tier_line(logs["three_tier"])], [morning_line(logs["three_tier"], "三層", mission)]]
-    notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {largest(probe):,} + 応答の余白 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
+    notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {largest(probe):,} + 返答の予約 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
     notes += [f"{DESIGNS[design]}: いちばん大きいリクエスト {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
               for design, log in logs.items()]
     if logs["trimmed"].survived:

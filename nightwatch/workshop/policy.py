@@ -33,9 +33,9 @@ SHORTEST = CRAFT_ERRANDS[1]  # a routine errand: the shortest exchange the night
 WORST = "初見の夜（5番・窓いっぱいのあとの長い往復）"
 LARGEST = "".join(CRAFT_ERRANDS[i % 3] for i in range(10))  # ten routine errands in one breath (exchange_max)
 ITEMS = [  # (what is checked, the hint when it fails)
-    ("どの窓と余白でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
+    ("どの窓と返答の予約でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
      "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。"),
-    ("どの夜でも、いちばん大きいリクエスト + 余白 が context_window に収まる",
+    ("どの夜でも、いちばん大きいリクエスト + 返答の予約が context_window に収まる",
      "リクエスト = 銘 + 束ね（最大 summary_message）+ 窓 + 今の問い（最大 question_message）です。まず reply_reserve を引き、"
      "窓には 1 往復ごとに区切りのトークンが乗ることと、束ねの直後にも window_size 往復が残ることを見込みましょう。"),
     (f"絞りすぎない: window_size が 2 以上、束ねる夜では最大のリクエストが使える量の {MIN_USE:.0%} 以上",
@@ -88,7 +88,7 @@ def forgotten(policy: MemoryPolicy, context_window: int, reply_reserve: int) -> 
     fixed = message_tokens({"role": "system", "content": MISSION}, count_text_tokens) + REPLY_PRIMER_TOKENS
     room = context_window - reply_reserve - fixed - SCRIPT_PROMISES["question_message"] - SCRIPT_PROMISES["summary_message"]
     bounds = {  # the threshold each mistake would give, and what to say about it
-        (room + reply_reserve) / (1 + share): "reply_reserve を引き忘れていませんか。応答の余白は、配分の前に最初に取り分けます。",
+        (room + reply_reserve) / (1 + share): "reply_reserve を引き忘れていませんか。返答の予約は、配分の前に最初に取り分けます。",
         room: "窓には本文のほかに、1 往復ごとに区切りのトークンが乗ります。閾値は 窓の予算 / (1 + framing_share) 以下にしましょう。",
         (room + SCRIPT_PROMISES["summary_message"]) / (1 + share):
             "束ねの一通（最大 summary_message）の分を引き忘れていませんか。束ねは夜が進むと満杯近くまで育ちます。",
@@ -108,7 +108,7 @@ def breakdown(number: int, request) -> str:
 
 def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tuple[list[str], list[str], list[str], str | None]:
     """Evidence for the three items from one window and reserve, and the hint if a request did not fit."""
-    where = f"窓 {context_window:,}・余白 {reply_reserve:,}" + ("（例）" if (context_window, reply_reserve) == EXAMPLE else "")
+    where = f"窓 {context_window:,}・返答の予約 {reply_reserve:,}" + ("（例）" if (context_window, reply_reserve) == EXAMPLE else "")
     try:
         policy = choose_policy(context_window, reply_reserve)
     except ParticipantError as error:
@@ -127,7 +127,7 @@ def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tupl
             continue
         number, biggest = max(enumerate(requests, start=1), key=lambda pair: pair[1].prompt_tokens)
         use, total = max(use, biggest.prompt_tokens / room), biggest.prompt_tokens + reply_reserve
-        sums = f"{breakdown(number, biggest)} + 余白 {reply_reserve:,} = {total:,}"
+        sums = f"{breakdown(number, biggest)} + 返答の予約 {reply_reserve:,} = {total:,}"
         fits.append(mark(total <= context_window, name, f"{sums} ≤ {context_window:,}" if total <= context_window
                          else f"{sums} > {context_window:,}（{total - context_window:,} トークン超過）"))
         hint = hint or (forgotten(policy, context_window, reply_reserve) if total > context_window else None)
