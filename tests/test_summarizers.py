@@ -58,15 +58,15 @@ def test_incidents_outrank_routine_when_the_line_is_full():
 
 def test_llm_summarizer_through_the_stand_in_matches_the_deterministic_one():
     standin = StandInModel()
-    llm = LLMSummarizer(standin.client(), max_tokens=400)
+    llm = LLMSummarizer(standin.client(), max_completion_tokens=400)
     exchanges = night_exchanges()
     assert fold_in_chunks(llm, exchanges) == fold_in_chunks(ThreeLineSummarizer(), exchanges)
     assert all(r.messages[0]["role"] == "system" for r in standin.requests)
 
 
-def test_llm_summary_cut_at_max_tokens_is_refused():
-    llm = LLMSummarizer(StandInModel().client(), max_tokens=5)
-    with pytest.raises(SummaryTruncatedError, match="max_tokens=5"):
+def test_llm_summary_cut_at_the_reply_cap_is_refused():
+    llm = LLMSummarizer(StandInModel().client(), max_completion_tokens=5)
+    with pytest.raises(SummaryTruncatedError, match="max_completion_tokens=5"):
         llm("", night_exchanges()[:6])
 
 
