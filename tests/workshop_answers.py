@@ -70,7 +70,7 @@ def choose_policy(context_window, reply_reserve):
     fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
     threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "+ 返答の予約 512", "窓 1,280・返答の予約 128"), "reply_reserve を引き忘れていませんか"),
+""", 1, ("トークン超過", "+ 返答の予約 512", "上限 1,280・返答の予約 128"), "reply_reserve を引き忘れていませんか"),
     Answer("ex4_choose_policy.ipynb", "forgets the per-exchange framing", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
@@ -137,7 +137,7 @@ def summarize(summary, overflow):
     Answer("ex4_choose_policy.ipynb", "the example window's policy", """
 def choose_policy(context_window, reply_reserve):
     return MemoryPolicy(window_size=4, token_threshold=592)
-""", 1, ("窓 1,280・返答の予約 128", "トークン超過")),
+""", 1, ("上限 1,280・返答の予約 128", "トークン超過")),
     Answer("ex5_oversized_exchange.ipynb", "only the example's long delivery", """
 from nightwatch.workshop.oversized import example_night
 

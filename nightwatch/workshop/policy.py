@@ -33,7 +33,7 @@ SHORTEST = CRAFT_ERRANDS[1]  # a routine errand: the shortest exchange the night
 WORST = "初見の夜（5番・窓いっぱいのあとの長い往復）"
 LARGEST = "".join(CRAFT_ERRANDS[i % 3] for i in range(10))  # ten routine errands in one breath (exchange_max)
 ITEMS = [  # (what is checked, the hint when it fails)
-    ("どの窓と返答の予約でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
+    ("どのコンテキスト上限と返答の予約でも、MemoryPolicy（window_size と token_threshold だけ）を返す",
      "MemoryPolicy(window_size=..., token_threshold=...) を return します。どちらも 1 以上の整数です。"),
     ("どの夜でも、いちばん大きいリクエスト + 返答の予約が context_window に収まる",
      "リクエスト = 銘 + 束ね（最大 summary_message）+ 窓 + 今の問い（最大 question_message）です。まず reply_reserve を引き、"
@@ -107,8 +107,8 @@ def breakdown(number: int, request) -> str:
 
 
 def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tuple[list[str], list[str], list[str], str | None]:
-    """Evidence for the three items from one window and reserve, and the hint if a request did not fit."""
-    where = f"窓 {context_window:,}・返答の予約 {reply_reserve:,}" + ("（例）" if (context_window, reply_reserve) == EXAMPLE else "")
+    """Evidence for the three items from one context window and reserve, and the hint if a request did not fit."""
+    where = f"上限 {context_window:,}・返答の予約 {reply_reserve:,}" + ("（例）" if (context_window, reply_reserve) == EXAMPLE else "")
     try:
         policy = choose_policy(context_window, reply_reserve)
     except ParticipantError as error:
