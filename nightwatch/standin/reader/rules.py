@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nightwatch.standin.reader import forms, material, recall
+from nightwatch.standin.reader.concepts import actions, implied
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
@@ -270,8 +271,10 @@ def forbidden(request: Request) -> Reply | None:
         return None
     asked = set(content_lemmas(question)) | directions(question)  # the ask and the scene it is made in
     rare = rare_lemmas(request) & set().union(*(content_lemmas(s) for s in asking))
+    doing = implied(frozenset().union(*(actions(s) for s in asking)))
+    named = set().union(*(noun_chains(s) for s in asking))
     for duty in request.duties_of("prohibition"):
-        if relevant(duty.clause, asked, rare):
+        if relevant(duty.clause, asked, rare) or actions(duty.clause) & doing or targets(duty.clause) & named:
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
 
@@ -293,6 +296,35 @@ def rare_lemmas(request: Request) -> set[str]:
         for lemma in lemmas:
             counts[lemma] = counts.get(lemma, 0) + 1
     return {lemma for lemma, count in counts.items() if count <= limit}
+
+
+def noun_chains(text: str, targets_only: bool = False) -> set[str]:
+    """The compound nouns of a text, whole (印刷室, not 印刷 and 室), with a loanword's source word
+    (ブリッジ → bridge); in English, its content lemmas. With ``targets_only``, a Japanese compound
+    that only modifies another (職員室 in 「職員室奥の印刷室」) is left out: the rule is about the
+    thing it names last."""
+    if language(text) != "ja":
+        return set() if targets_only else set(content_lemmas(text))
+    chains: set[str] = set()
+    run: list = []
+    words = analyze(text)
+    for i, word in enumerate([*words, None]):
+        if word is not None and word.pos in ("noun", "prefix", "suffix") and word.detail != "数詞":
+            run.append(word)
+            continue
+        nouns = [w for w in run if w.pos == "noun"]
+        modifier = word is not None and word.pos == "particle" and word.lemma == "の"
+        if nouns and any(w.is_content for w in nouns) and not (targets_only and modifier):
+            chains.add("".join(w.surface for w in run))
+            if len(nouns) == 1 and nouns[0].gloss:
+                chains.add(nouns[0].gloss)
+        run = []
+    return chains
+
+
+def targets(clause: str) -> set[str]:
+    """What a Japanese prohibition is about: its compound nouns that are not mere modifiers."""
+    return noun_chains(clause, targets_only=True)
 
 
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:

@@ -39,7 +39,7 @@ ENGLISH_FUNCTION = frozenset(
     "is are was were be been being am do does did done have has had having "
     "i you he she it we they me him her us them my your his its our their mine yours this that these "
     "those what which who whom whose when where why how all any each every some such own same other "
-    "can could will would shall should may might must not no yes please let's 's 're 've 'd 'll n't "
+    "can could will would shall should may might must not no yes please let's 's 're 've 'd 'll 'm n't "
     "anyone anybody anything someone somebody something everyone everybody everything nobody nothing "
     "one's tonight because although though unless while whilst whereas".split()
 )
@@ -51,11 +51,11 @@ ENGLISH_DETERMINERS = frozenset(
 JAPANESE_CONTENT_POS = {"名詞", "動詞", "形容詞", "形状詞", "代名詞"}
 GENERIC_LEMMAS = frozenset(
     # verbs and nouns that carry grammar rather than content (する, ある, いる, なる, こと, もの, …)
-    "為る 有る 居る 成る 事 物 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
+    "為る 有る 居る 成る 来る 行く 出来る 御座る 願う 事 物 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
     "make say tell let 私 僕 貴方 あなた 彼 彼女 i you he she".split()
 )
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
-ENGLISH_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.:]\d+)?")
+ENGLISH_WORD = re.compile(r"'(?:re|ve|ll|d|m|s)\b|[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.:]\d+)?")
 
 _tagger: Tagger | None = None
 
@@ -99,8 +99,8 @@ def _japanese(text: str) -> tuple[Word, ...]:
         if feature.pos2 == "数詞":
             value = number_value(token.surface)
             pos, lemma = "num", str(value) if value is not None else token.surface
-        elif pos == "verb" and feature.pos2 == "非自立可能":
-            pos = "aux_verb"  # て-form helpers: くれる, もらう, いる, しまう, …
+        elif pos == "verb" and feature.pos2 == "非自立可能" and _after_te(words):
+            pos = "aux_verb"  # て-form helpers: くれる, もらう, いる, しまう, … (上げる on its own is a verb)
         elif pos == "adj" and feature.pos2 == "非自立可能":
             pos = "aux_adj"  # ほしい, いい (as in 〜てもいい), ない
         elif pos == "noun" and feature.pos2 == "普通名詞" and (feature.pos3 or "") == "サ変可能":
@@ -111,9 +111,19 @@ def _japanese(text: str) -> tuple[Word, ...]:
     return tuple(words)
 
 
+def _after_te(words: list[Word]) -> bool:
+    """The previous token is the て/で of a て-form (or て+は/も: 〜てはいけない, 〜てもいい)."""
+    tail = words[-2:] if words and words[-1].lemma in ("は", "も") else words[-1:]
+    return bool(tail) and tail[0].pos == "particle" and tail[0].lemma in ("て", "で")
+
+
+CONTRACTION = re.compile(r"(?i)\b(?!let')(\w+)('(?:re|ve|ll|d|m|s))\b")
+
+
 def _english(text: str) -> tuple[Word, ...]:
     words = []
-    for raw in ENGLISH_WORD.findall(text.translate(APOSTROPHES)):
+    # "you're" is "you" + "'re": the pronoun stays a pronoun (n't stays on its verb: "don't")
+    for raw in ENGLISH_WORD.findall(CONTRACTION.sub(r"\1 \2", text.translate(APOSTROPHES))):
         lower = raw.lower()
         value = number_value(lower)
         if value is not None:
