@@ -150,7 +150,9 @@ def is_question(sentence: str) -> bool:
         tail = [w for w in words if w.pos != "symbol"]
         if tail and tail[-1].pos == "particle" and tail[-1].lemma in QUESTION_PARTICLES:
             return True
-        return any(w.lemma in INTERROGATIVES for w in words) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
+        asking = [w for i, w in enumerate(words) if w.lemma in INTERROGATIVES
+                  and not (i + 1 < len(words) and words[i + 1].lemma in ("も", "か", "でも"))]  # 誰も, 何か: no one, something
+        return bool(asking) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
     return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES and len(words) > 2 \
         and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")
 

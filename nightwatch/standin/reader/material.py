@@ -150,12 +150,12 @@ def events(lines: list[Line], known: str = "") -> list[Line]:
     appears twice (in the summary and again in the window, say) recurs, so it is routine."""
     notes = [body(line.text) for line in lines if line.kind == "note"]
     recurring = [line.text for line in lines if line.kind == "routine"]
-    said = [line for line in lines if line.kind in ("summary", "statement")]
+    said = [line for line in lines if line.kind in ("summary", "statement", "ask")]  # an incident may ask too
     found: list[Line] = []
     for line in lines:
         if line in said:
             others = [other.text for other in said if other is not line]
-            if line.kind == "statement" and is_routine(line.text, notes, [], recurring):
+            if line.kind != "summary" and is_routine(line.text, notes, [], recurring):
                 continue
             if any(similarity(line.text, other) >= NEAR_DUPLICATE for other in others):
                 continue

@@ -73,11 +73,20 @@ def _sentences(text: str) -> tuple[str, ...]:
             depth += 1
         elif ch in "」』":
             depth = max(0, depth - 1)
-        elif depth == 0 and (ch in "。！？\n／!?" or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace()))):
+        elif depth == 0 and (ch in "。！？\n／!?" or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace())
+                                                       and not _numbered(text, i))):
             parts.append(text[start : i + 1])
             start = i + 1
     parts.append(text[start:])
     return tuple(p.strip(" \n\t／") for p in parts if p.strip(" \n\t／。."))
+
+
+def _numbered(text: str, i: int) -> bool:
+    """The full stop of an abbreviation before a number ("No. 6", "approx. 40"), not a sentence end:
+    a short word before it and a digit after it."""
+    after = text[i + 1 :].lstrip(" ")
+    before = text[:i].rsplit(None, 1)[-1] if text[:i].strip() else ""
+    return after[:1].isdigit() and before.isalpha() and len(before) <= 6
 
 
 def _stem(word: str) -> str:
