@@ -63,7 +63,7 @@ SETTING_EN = re.compile(r"(?i)\b(?:when|while|whenever|before|after|because|sinc
 
 
 def _english_actions(text: str) -> set[str]:
-    words = analyze(SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text)))
+    words = analyze(framing_removed(text))
     found: set[str] = set()
     for i, word in enumerate(words):
         lemma = word.lemma.lower()
@@ -83,6 +83,11 @@ def _english_actions(text: str) -> set[str]:
             if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
                 break  # the next verb starts its own phrase
     return found
+
+
+def framing_removed(text: str) -> str:
+    """An English text without the clauses that only frame it (concessive, when/before/because …)."""
+    return SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text))
 
 
 def _japanese_actions(text: str) -> set[str]:

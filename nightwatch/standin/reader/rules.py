@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nightwatch.standin.reader import forms, material, recall
-from nightwatch.standin.reader.concepts import actions, implied
+from nightwatch.standin.reader.concepts import actions, framing_removed, implied
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
@@ -41,6 +41,8 @@ TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める
                      "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
 RECALL_WORDS = recall.RECALL_WORDS
+KNOWING = frozenset({"know", "知る", "知らせる", "note"})
+PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
 REPORT_ITEM_CHARS = 160
 RECALL_CHARS = 160
 
@@ -150,12 +152,14 @@ def asks_for_report(request: Request) -> bool:
     for sentence in sentences(request.question) + quoted(request.question):
         if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
             continue
-        found = content_lemmas(sentence) | forms.lemmas(sentence)
+        found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
         if RECALL_WORDS & found or DUTY_WORDS & found:
             continue
-        asked_about = content_lemmas(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING
+        asked_about = content_lemmas(framing_removed(sentence)) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING
         if REPORTING & found and len(asked_about) <= 2:
             return True
+        if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
+            return True  # "Anything I should know?": whatever there is to know, nothing named
         whole_night = (HAPPENING | WHOLE_NIGHT) & found
         if whole_night and len(asked_about) <= 1 and (forms.is_request(sentence) or found & (
                 forms.INTERROGATIVES | {"what", "how", "anything", "何か", "everything"})):
@@ -164,6 +168,16 @@ def asks_for_report(request: Request) -> bool:
                 and whole_night:
             return True
     return False
+
+
+def phrasal_nouns(sentence: str) -> set[str]:
+    """English phrasal verbs read as the nouns made of them: "hand it over" → handover, "run it
+    down" → rundown (a verb and its particle, with at most one word between)."""
+    if language(sentence) != "en":
+        return set()
+    words = [w.lemma.lower() for w in analyze(sentence)]
+    return {verb + particle for i, verb in enumerate(words) for particle in words[i + 1 : i + 3]
+            if particle in PARTICLES}
 
 
 def asks_for_duties(question: str) -> bool:
@@ -179,7 +193,32 @@ def asks_for_duties(question: str) -> bool:
             continue
         if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
             return True
+        if _what_you_are_doing(sentence):
+            return True
     return False
+
+
+EN_PAST_MARKS = frozenset({"did", "was", "were", "had", "'d", "said", "told", "saw", "heard"})
+
+
+def _what_you_are_doing(sentence: str) -> bool:
+    """Asks what "you" are doing now, not what you did: "what are you looking after tonight",
+    "remind me what you're on the hook for", 「今夜あなたが任されていることを言って」. A second
+    person as the subject of a clause in the present, under "what" (or, in Japanese, nominalised
+    with こと/の), and nothing in it in the past tense."""
+    words = analyze(sentence)
+    lemmas = [w.lemma.lower() for w in words]
+    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
+    if you is None:
+        return False
+    if language(sentence) == "en":
+        return "what" in lemmas[max(0, you - 3) : you] and not EN_PAST_MARKS & set(lemmas)
+    if you + 1 >= len(words) or words[you + 1].lemma not in ("が", "は"):
+        return False
+    rest = words[you + 2 :]
+    nominalised = next((i for i, w in enumerate(rest) if w.lemma in ("事", "の") and i > 0
+                        and rest[i - 1].pos in ("verb", "aux_verb", "aux")), None)
+    return nominalised is not None and not any(w.pos == "aux" and w.lemma == "た" for w in rest[:nominalised])
 
 
 def _you_do(sentence: str) -> bool:
@@ -239,7 +278,7 @@ def _told_with(request: Request, fact: material.Line) -> str:
 
 def hourly(request: Request) -> Reply | None:
     """A bare clock call: announce it per a periodic duty; with none, keep on with the latest ask."""
-    if not material.is_chime(request.question):
+    if not (material.is_chime(request.question) or calls_a_round(request)):
         return None
     clock = find_clock(request.question)
     periodic = request.duties_of("periodic")
@@ -252,6 +291,19 @@ def hourly(request: Request) -> Reply | None:
         return Reply(phrase(request.lang, "follow", ask=ask), (source(request.messages, last.index, ask), request.asked()),
                      "follow")
     return Reply(phrase(request.lang, "acknowledge"), (request.asked(),))
+
+
+def calls_a_round(request: Request) -> bool:
+    """A clock call that names the periodic duty it is for (「2時の定時連絡の時刻です」): a time,
+    nothing asked, and every other word it says taken from a periodic duty."""
+    question = request.question
+    clock = find_clock(question)
+    periodic = request.duties_of("periodic")
+    if clock is None or not periodic or material.is_question(question) or material.is_ask(question, False):
+        return False
+    said = {lemma for lemma in content_lemmas(question.replace(clock.words, " ")) if not lemma.isdecimal()}
+    said -= material.CLOCK_CALL
+    return bool(said) and said <= set().union(*(content_lemmas(duty.clause) for duty in periodic))
 
 
 def forbidden(request: Request) -> Reply | None:

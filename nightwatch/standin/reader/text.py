@@ -49,7 +49,8 @@ CLOCK_EN = re.compile(
     r"|\b(?:strikes|struck|chimes|chimed|tolls|it's|it is)\s+(?P<n3>" + NUMBER_WORD + r"|\d{1,2})\b"
     r"(?!\s*(?:o'?\s*clock|[ap]\.?\s?m\b|:\d|in the))"
     r"|\b(?P<n4>" + NUMBER_WORD + r"|\d{1,2})\s+(?:in the (?P<part_of_day>morning|evening|afternoon|night)|thirty|fifteen|forty-five)\b"
-    r"|\bhalf\s+(?P<n5>" + NUMBER_WORD + r")\b",
+    r"|\bhalf\s+(?P<n5>" + NUMBER_WORD + r")\b"
+    r"|\b(?:clock|watch)\b[^.?!]{0,40}?\b(?:says|said|reads|read|shows|showed)\s+(?P<n6>" + NUMBER_WORD + r"|\d{1,2})\b",
     re.IGNORECASE,
 )
 
@@ -174,7 +175,7 @@ def find_clock(text: str) -> Clock | None:
         elif match["noon"]:
             clock = Clock(12, match.group(0))
         else:
-            number = match["n"] or match["n2"] or match["n3"] or match["n4"] or match["n5"]
+            number = match["n"] or match["n2"] or match["n3"] or match["n4"] or match["n5"] or match["n6"]
             hour = _hour(number)
             if (match["part_of_day"] or "").lower() in ("evening", "afternoon") and hour < 12:
                 hour += 12
@@ -185,7 +186,7 @@ def find_clock(text: str) -> Clock | None:
                 hour += 12
             elif ampm == "am" and hour == 12:
                 hour = 0
-            clock = Clock(hour % 24, match.group(0))
+            clock = Clock(hour % 24, match["n6"] or match.group(0))  # "the clock says eleven": eleven
         found.append((match.start(), clock))
     return min(found, key=lambda pair: pair[0])[1] if found else None
 
