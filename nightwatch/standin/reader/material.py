@@ -48,6 +48,7 @@ class Line:
     role: str
     kind: LineKind
     text: str
+    context: str = ""  # for a fact sentence: its label and the rest of its message (who, where)
 
 
 HANDING_OVER = frozenset({"申し送り", "申し送る", "引き継ぎ", "引き継ぐ", "伝言", "メモ", "連絡",
@@ -175,7 +176,7 @@ def facts(lines: list[Line]) -> list[Line]:
             continue
         for sentence in sentences(body(line.text)):
             if not is_question(sentence):
-                out.append(Line(line.index, line.role, line.kind, sentence))
+                out.append(Line(line.index, line.role, line.kind, sentence, line.text))
     return out
 
 

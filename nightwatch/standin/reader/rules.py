@@ -17,7 +17,7 @@ from nightwatch.standin.reader.concepts import actions, framing_removed, implied
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.standin.reader.summary import Summary, shorten_item
+from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import find_clock, language, outside_quotes, quoted, sentences
 from nightwatch.standin.reader.words import analyze, content_lemmas
@@ -41,7 +41,7 @@ TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める
                      "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
 RECALL_WORDS = recall.RECALL_WORDS
-KNOWING = frozenset({"know", "知る", "知らせる", "note"})
+KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
 PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
 REPORT_ITEM_CHARS = 160
 RECALL_CHARS = 160
@@ -155,19 +155,27 @@ def asks_for_report(request: Request) -> bool:
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
         if RECALL_WORDS & found or DUTY_WORDS & found:
             continue
-        asked_about = content_lemmas(framing_removed(sentence)) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING
+        asked_about = content_lemmas(framing_removed(sentence)) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING \
+            - recall.WHEN_ASKED
         if REPORTING & found and len(asked_about) <= 2:
             return True
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
             return True  # "Anything I should know?": whatever there is to know, nothing named
         whole_night = (HAPPENING | WHOLE_NIGHT) & found
-        if whole_night and len(asked_about) <= 1 and (forms.is_request(sentence) or found & (
+        if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING, request) and (
+                forms.is_request(sentence) or found & (
                 forms.INTERROGATIVES | {"what", "how", "anything", "何か", "everything"})):
             return True  # "How did the night go?", "Talk me through the night."
-        if any((content_lemmas(duty.clause) & content_lemmas(sentence)) - DUTY_WORDS for duty in report_duties) \
-                and whole_night:
-            return True
+        if whole_night and any(len(asked_about - KNOWING - shared) <= 1 for duty in report_duties
+                               if (shared := (content_lemmas(duty.clause) & asked_about) - DUTY_WORDS)):
+            return True  # it names what the report duty names ("write me up the night", 「日誌、読み上げて」)
     return False
+
+
+def _names_a_fact(asked_about: set[str], request: Request) -> bool:
+    """The one thing a question about the night names is in a fact ("what got delivered in the
+    night?"): it asks for that fact, not for the whole night."""
+    return bool(asked_about) and any(asked_about <= content_lemmas(fact.text) for fact in material.facts(request.lines))
 
 
 def phrasal_nouns(sentence: str) -> set[str]:
@@ -271,7 +279,7 @@ def _told_with(request: Request, fact: material.Line) -> str:
     when it was one short turn of the conversation; a summary item stays on its own."""
     if fact.role in ("user", "assistant") and 0 <= fact.index < len(request.messages):
         whole = " ".join(material.body(request.messages[fact.index].get("content", "")).split())
-        if fact.text in whole and len(whole) <= RECALL_CHARS:
+        if fact.text in whole and len(whole) <= RECALL_CHARS * (1 if request.lang == "ja" else ENGLISH_CHARS_PER_JAPANESE_CHAR):
             return whole
     return fact.text
 

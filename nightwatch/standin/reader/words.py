@@ -52,10 +52,12 @@ JAPANESE_CONTENT_POS = {"名詞", "動詞", "形容詞", "形状詞", "代名詞
 GENERIC_LEMMAS = frozenset(
     # verbs and nouns that carry grammar rather than content (する, ある, いる, なる, こと, もの, …)
     "為る 有る 居る 成る 来る 行く 出来る 御座る 願う 事 物 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
-    "make say tell let 私 僕 貴方 あなた 彼 彼女 i you he she".split()
+    "come make say tell let 私 僕 貴方 あなた 彼 彼女 i you he she".split()
 )
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
 ENGLISH_WORD = re.compile(r"'(?:re|ve|ll|d|m|s)\b|[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.:]\d+)?")
+
+FULL_WIDTH_LATIN = re.compile(r"[Ａ-Ｚａ-ｚ]+")
 
 _tagger: Tagger | None = None
 
@@ -96,7 +98,9 @@ def _japanese(text: str) -> tuple[Word, ...]:
         feature = token.feature
         pos = JAPANESE_POS.get(feature.pos1, "function")
         lemma = feature.lemma or token.surface
-        if feature.pos2 == "数詞":
+        if token.surface in ("%", "％"):
+            pos, lemma = "noun", "percent"  # a unit, as the word パーセント's source says it
+        elif feature.pos2 == "数詞":
             value = number_value(token.surface)
             pos, lemma = "num", str(value) if value is not None else token.surface
         elif pos == "verb" and feature.pos2 == "非自立可能" and _after_te(words):
@@ -106,6 +110,8 @@ def _japanese(text: str) -> tuple[Word, ...]:
         elif pos == "noun" and feature.pos2 == "普通名詞" and (feature.pos3 or "") == "サ変可能":
             pos = "noun"  # 巡回, 報告: nouns that take する; kept as content
         head, _, origin = lemma.partition("-")
+        if FULL_WIDTH_LATIN.fullmatch(head):
+            head = token.surface  # ラック read as the acronym ＲＡＣ: keep the word as written
         gloss = origin.lower() if origin.isascii() and origin.isalpha() else ""  # UniDic: ブリッジ-bridge
         words.append(Word(token.surface, head, pos, feature.cForm or "", feature.pos2 or "", gloss))
     return tuple(words)
