@@ -120,22 +120,25 @@ def summarize(request: Request) -> Reply | None:
 
 
 def report(request: Request) -> Reply | None:
-    """Asked to report: list every event the material carries; quote a report duty if one is stated."""
+    """Asked to report: list every event the material carries, each with what was done about it
+    later (a later line sharing its rarer content words); quote a report duty if one is stated."""
     if not asks_for_report(request):
         return None
     clock = find_clock(request.question)
     clock_words = clock.words if clock else ""
     instructions = "".join(m.get("content", "") for m in request.messages if is_instruction_message(m))
     found = material.events(request.lines, known=instructions)
-    sources = tuple(source(request.messages, line.index, line.text) for line in found)
-    if found:
+    groups = material.with_follow_ups(found, request.lines)
+    sources = tuple(source(request.messages, line.index, line.text) for group in groups for line in group)
+    if groups:
         items = "".join(
-            phrase(request.lang, "report_item", number=number_word(request.lang, n),
-                   event=_item(line.text)) + ("" if request.lang == "ja" else " ")
-            for n, line in enumerate(found, start=1)
+            phrase(request.lang, "report_item", number=number_word(request.lang, n), event=_item(group[0].text))
+            + "".join(phrase(request.lang, "follow_up", event=_item(later.text)) for later in group[1:])
+            + ("" if request.lang == "ja" else " ")
+            for n, group in enumerate(groups, start=1)
         )
         text = phrase(request.lang, "report" if clock_words else "report_now", clock=clock_words,
-                      count=number_word(request.lang, len(found)), items=items.strip())
+                      count=number_word(request.lang, len(groups)), items=items.strip())
     else:
         text = phrase(request.lang, "nothing_to_report" if clock_words else "nothing_to_report_now", clock=clock_words)
     duty = next(iter(request.duties_of("report")), None)
@@ -334,7 +337,8 @@ def forbidden(request: Request) -> Reply | None:
     doing = implied(frozenset().union(*(actions(s) for s in asking)))
     named = set().union(*(noun_chains(s) for s in asking))
     for duty in request.duties_of("prohibition"):
-        if relevant(duty.clause, asked, rare) or actions(duty.clause) & doing or targets(duty.clause) & named:
+        if relevant(framing_removed(duty.clause), asked, rare) or actions(duty.clause) & doing \
+                or targets(duty.clause) & named:
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
 
@@ -384,7 +388,7 @@ def noun_chains(text: str, targets_only: bool = False) -> set[str]:
 
 def targets(clause: str) -> set[str]:
     """What a Japanese prohibition is about: its compound nouns that are not mere modifiers."""
-    return noun_chains(clause, targets_only=True)
+    return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
 
 
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:
