@@ -120,8 +120,9 @@ def summarize(request: Request) -> Reply | None:
 
 
 def report(request: Request) -> Reply | None:
-    """Asked to report: list every event the material carries, each with what was done about it
-    later (a later line sharing its rarer content words); quote a report duty if one is stated."""
+    """Asked to report: list every event the material carries (a line that happened once, even
+    if it asks something), each with what was done about it later (a later statement sharing its
+    rarer content words); quote a report duty if one is stated."""
     if not asks_for_report(request):
         return None
     clock = find_clock(request.question)
@@ -148,9 +149,10 @@ def report(request: Request) -> Reply | None:
 
 
 def asks_for_report(request: Request) -> bool:
-    """An ask or question about the night as a whole, in any of its sentences: it names reporting,
-    or asks what happened with no one thing named (a recall question names one), or shares its
-    content with a report duty."""
+    """An ask or question about the night as a whole, in any of its sentences: it names reporting
+    (a phrasal verb counts: "hand it over"), asks whether there is anything to know, asks what
+    happened with no one thing named (a question that names a fact of the night is recall), or
+    names what a report duty names."""
     report_duties = request.duties_of("report")
     for sentence in sentences(request.question) + quoted(request.question):
         if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
@@ -193,7 +195,8 @@ def phrasal_nouns(sentence: str) -> set[str]:
 
 def asks_for_duties(question: str) -> bool:
     """Asked what its duties are: a question or ask that names duties (務め, job, responsible), or
-    asks what "you" are to do (「あなたは何をすることに…」, "what are you here to do")."""
+    asks what "you" are to do or are doing now (「あなたが任されていること」, "what are you looking
+    after tonight")."""
     for sentence in sentences(question):
         if not (forms.is_question(sentence) or forms.is_request(sentence)):
             continue
@@ -261,9 +264,10 @@ def duties(request: Request) -> Reply | None:
 
 
 def remember(request: Request) -> Reply | None:
-    """Asked to remember (or any other question): answer from the best-matching fact. A partial
-    match, or a match only in something that recurs all night (seen in passing, never noted), only
-    hesitates."""
+    """Asked to remember (or any other question): answer from the fact that best covers what it
+    asks, rare words weighing more, the fact's own message as context. A partial match, a tie
+    between two different facts, or a match only in something that recurs all night (seen in
+    passing, never noted), only hesitates."""
     if not (RECALL_WORDS & forms.lemmas(request.question) or material.is_question(request.question)):
         return None
     topic = recall.topic_of(request.question)
@@ -321,8 +325,10 @@ def forbidden(request: Request) -> Reply | None:
     """Asked, in any voice, to do what a prohibition forbids (or told it was allowed): refuse, quoting it.
 
     Checked before anything else a question might be: a polite question, a reported ask and a claim
-    of permission are all asks. Relevance is the content the ask shares with the duty (lemmas), not
-    a share of the duty's length."""
+    of permission are all asks. Relevant when the ask shares with the duty its kind of action (a
+    phrasal particle, or the small bilingual table of access verbs: go up, let in, hand over, switch
+    off), the thing a Japanese rule names last (印刷室, a loanword's source), its verb, a word the
+    night seldom uses, or two content lemmas; clauses that only frame it (whatever they say) aside."""
     question = request.question
     if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
         return None
