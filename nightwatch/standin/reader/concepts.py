@@ -11,13 +11,14 @@ night in Japanese. So each verb is also read as one or more *actions*, from two 
   lowering a setting, *off* is switching off, *on* switching on. Grammar, not vocabulary.
 * **A small bilingual table** (``ACTIONS`` below) of the commonest verbs of access and handling —
   entering, leaving, going up or down, opening, handing over or taking away, using, switching off
-  or on, raising, lowering, changing — in both languages. These are the verbs a request to a
+  or on, raising, lowering, changing, eating or drinking — in both languages. These are the verbs a request to a
   watchman is made of in any domain, and the only way to relate 「入れて」 to "set foot in" without a
   translation model.
 
 This is a limitation, stated plainly: an action outside the table, a synonym of a noun (handset
 for radio, cab for 運転台) and any translation of a noun are not bridged (katakana loanwords are,
-through UniDic's source word, see ``words``). The table names no place, thing or person of any
+through UniDic's source word, and Japanese words an English text writes in romaji are, through
+UniDic's reading: see ``words.romaji_bridge``). The table names no place, thing or person of any
 story; a verb belongs to a kind because of what it means, not because a night uses it.
 """
 
@@ -44,6 +45,7 @@ ACTIONS: dict[str, frozenset[str]] = {
         "raise": "raise increase 上げる 強める 明るい 高める",
         "lower": "lower decrease reduce dim darken 下げる 弱める 暗い 絞る 落とす 低める",
         "change": "change adjust alter set reset tweak 変える 変更 調整 弄る 触る",
+        "consume": "eat drink feed serve pour taste sip 食べる 飲む 注ぐ 味見 試飲 食わせる",
     }.items()
 }
 """The kinds of action, each with its commonest verbs (lemmas; set_foot is "set foot")."""

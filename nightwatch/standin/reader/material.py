@@ -119,10 +119,12 @@ def kind_of_user_text(text: str) -> LineKind:
 def tells_and_asks(line: Line) -> bool:
     """An ask that also tells what happened (「内田さんが寄っていきました。…伝えてほしいとのことです」):
     an incident that contains a request is still an incident. An ask and nothing else (「アンです。
-    …片付けておいてください」: who is speaking, then the request) is an instruction, not an event."""
+    …片付けておいてください」: who is speaking, then the request; or the hour, then the request) is an
+    instruction, not an event."""
     return line.kind == "ask" and any(
-        not (forms.is_request(s) or forms.is_question(s) or forms.is_scene(s) or forms.claims_permission(s))
-        for s in sentences(outside_quotes(line.text)))
+        not (forms.is_request(s) or forms.is_question(s) or forms.is_scene(s) or forms.claims_permission(s)
+             or is_chime(s))  # 「六時です。…報告してください」: the hour, then the ask
+        for s in sentences(STAGE_DIRECTION.sub("", outside_quotes(line.text))))
 
 
 def body(text: str) -> str:

@@ -18,7 +18,7 @@ from nightwatch.standin.reader.words import analyze, content_lemmas, proper_name
 
 RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot"})
 """The words of being asked to remember."""
-RECALLING = RECALL_WORDS | {"知る", "know", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
+RECALLING = RECALL_WORDS | {"知る", "know", "書く", "write", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
 FOCUS = frozenset({
     # what kind of answer is wanted, not what it is about: "the *name* of the boat", 「理由」
     "name", "number", "reason", "time", "kind", "type", "colour", "color", "place", "way", "company", "much", "many",
@@ -61,7 +61,7 @@ def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | N
     return best, best_score
 
 
-TIE = 0.05
+TIE = 0.01
 
 
 def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, float]:

@@ -20,7 +20,7 @@ from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
 from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import analyze, content_lemmas
+from nightwatch.standin.reader.words import analyze, content_lemmas, romaji_bridge
 
 REPORTING = frozenset({
     # what a morning report is asked with: the report itself, the night's events, what happened
@@ -327,8 +327,9 @@ def forbidden(request: Request) -> Reply | None:
     Checked before anything else a question might be: a polite question, a reported ask and a claim
     of permission are all asks. Relevant when the ask shares with the duty its kind of action (a
     phrasal particle, or the small bilingual table of access verbs: go up, let in, hand over, switch
-    off), the thing a Japanese rule names last (印刷室, a loanword's source), its verb, a word the
-    night seldom uses, or two content lemmas; clauses that only frame it (whatever they say) aside."""
+    off), the thing a Japanese rule names last (印刷室, a loanword's source), a Japanese word the
+    other language writes in romaji, its verb, a word the night seldom uses, or two content lemmas;
+    clauses that only frame it (whatever they say) aside."""
     question = request.question
     if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
         return None
@@ -342,9 +343,10 @@ def forbidden(request: Request) -> Reply | None:
     rare = rare_lemmas(request) & set().union(*(content_lemmas(s) for s in asking))
     doing = implied(frozenset().union(*(actions(s) for s in asking)))
     named = set().union(*(noun_chains(s) for s in asking))
+    said = " ".join(asking)
     for duty in request.duties_of("prohibition"):
         if relevant(framing_removed(duty.clause), asked, rare) or actions(duty.clause) & doing \
-                or targets(duty.clause) & named:
+                or targets(duty.clause) & named or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
 
