@@ -127,3 +127,12 @@ def test_eating_and_drinking_are_one_kind_of_action():
     rule = "一、展示の動物には、誰にも餌を食べさせないこと。"
     assert ask(rule, "このパンをあのヤギにあげてもいいですか。食べるかな") == "refuse"
     assert ask("Never serve drinks from the bar after midnight.", "Pour me a glass of that red, would you?") == "refuse"
+
+
+def test_a_loanword_in_a_question_counts_once_and_meets_its_symbol():
+    facts = ("倉庫の湿度計が72%を示しています。", "裏口の前を猫が横切りました。")
+    messages = [{"role": "system", "content": "一、毎正時に倉庫を見回ること。"}]
+    for said in facts:
+        messages += [{"role": "user", "content": said}, {"role": "assistant", "content": "承知いたしました。"}]
+    reply = read([*messages, {"role": "user", "content": "倉庫の湿度は何パーセントでしたっけ。"}])
+    assert reply.act == "recall" and "72%" in reply.content

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import simplemma
+
 from nightwatch.standin.reader import forms, material
 from nightwatch.standin.reader.text import quoted, sentences, similarity
 from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names, subject_lemmas
@@ -73,7 +75,13 @@ def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, flo
 def topic_lemmas(topic: str) -> frozenset[str]:
     """What a recall question is about: its content lemmas, less the words of remembering, of the
     kind of answer wanted (name, reason) and of when it was (last night)."""
-    return content_lemmas(topic) - RECALLING - FOCUS - WHEN_ASKED - forms.INTERROGATIVES - {"何の"}
+    return content_lemmas(topic) - RECALLING - FOCUS - WHEN_ASKED - forms.INTERROGATIVES - {"何の"} \
+        - set(_sources(topic).values())  # a loanword counts once (パーセント, not パーセント and percent)
+
+
+def _sources(topic: str) -> dict[str, str]:
+    """Each loanword of the topic with its source word (パーセント → percent): either one matches."""
+    return {w.lemma.lower(): simplemma.lemmatize(w.gloss, lang="en") for w in analyze(topic) if w.is_content and w.gloss}
 
 
 def _holds(lemma: str, lemmas: frozenset[str]) -> bool:
@@ -93,6 +101,9 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
         return 0.0
     weights = weights or {}
     own, around = content_lemmas(text), content_lemmas(context) if context else frozenset()
+    sources = _sources(topic)
+    own |= {lemma for lemma, source in sources.items() if source in own}
+    around |= {lemma for lemma, source in sources.items() if source in around}
     found = sum(weights.get(lemma, 1.0) * (1.0 if _holds(lemma, own) else 0.5 if _holds(lemma, around) else 0.0)
                 for lemma in wanted)
     share = found / sum(weights.get(lemma, 1.0) for lemma in wanted)
