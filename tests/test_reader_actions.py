@@ -125,7 +125,7 @@ def test_a_japanese_word_in_romaji_meets_the_japanese_night():
 
 def test_eating_and_drinking_are_one_kind_of_action():
     rule = "一、展示の動物には、誰にも餌を食べさせないこと。"
-    assert ask(rule, "このパンをあのヤギにあげてもいいですか。食べるかな") == "refuse"
+    assert ask(rule, "このパンを、あのヤギに食べさせてもいいですか。") == "refuse"
     assert ask("Never serve drinks from the bar after midnight.", "Pour me a glass of that red, would you?") == "refuse"
 
 
@@ -136,3 +136,10 @@ def test_a_loanword_in_a_question_counts_once_and_meets_its_symbol():
         messages += [{"role": "user", "content": said}, {"role": "assistant", "content": "承知いたしました。"}]
     reply = read([*messages, {"role": "user", "content": "倉庫の湿度は何パーセントでしたっけ。"}])
     assert reply.act == "recall" and "72%" in reply.content
+
+
+def test_a_verb_of_motion_with_an_object_and_no_place_moves_no_one():
+    rule = "乗務員以外の人を機関車の運転台に上げてはいけません。"
+    assert ask(rule, "事務所の暖房を一段上げてもらえますか。") != "refuse"  # 上げる raises the heating
+    assert ask(rule, "うちの子を運転台に上げてやってくれ。") == "refuse"
+    assert ask("Do not switch off, unplug or restart any server.", "Could you switch on the lights in row C?") != "refuse"

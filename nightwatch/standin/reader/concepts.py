@@ -49,9 +49,12 @@ ACTIONS: dict[str, frozenset[str]] = {
     }.items()
 }
 """The kinds of action, each with its commonest verbs (lemmas; set_foot is "set foot")."""
-IMPLIES = {"raise": "change", "lower": "change", "switch_off": "change", "switch_on": "change"}
+IMPLIES = {"raise": "change", "lower": "change"}
 """A specific action is also the general one (turning a setting up changes it), never the reverse:
-a rule against dimming the lamp says nothing about turning the heating up."""
+a rule against dimming the lamp says nothing about turning the heating up. Switching a thing on or
+off is not changing a setting: a rule on the thermostats says nothing about the kettle."""
+MOTION = frozenset({"enter", "leave", "up", "down"})
+PLACE_PARTICLES = frozenset({"に", "へ", "から", "まで"})
 
 MOVING = frozenset("go come get let take bring send move walk run climb head pull drive carry step".split())
 UP_DOWN_AS_MOTION = {"up": "up", "down": "down", "in": "enter", "inside": "enter", "into": "enter",
@@ -87,22 +90,49 @@ def _english_actions(text: str) -> set[str]:
     return found
 
 
+def phrasal_verbs(text: str) -> set[str]:
+    """The verbs of an English text's phrasal verbs ("switch" of "switch off"): sharing the verb
+    with an ask says nothing when the particle differs ("switch on"); ``actions`` compares them."""
+    if language(text) != "en":
+        return set()
+    words = [w.lemma.lower() for w in analyze(text)]
+    return {verb for verb, particle in zip(words, words[1:])
+            if particle in UP_DOWN_AS_SETTING or particle in UP_DOWN_AS_MOTION}
+
+
 def framing_removed(text: str) -> str:
     """An English text without the clauses that only frame it (concessive, when/before/because …)."""
     return SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text))
 
 
 def _japanese_actions(text: str) -> set[str]:
+    """The actions of a Japanese text. A verb that can move someone or change a thing (上げる: let
+    up / raise) reads as motion when the text names a place (「運転台に上げて」) and as the other
+    when it has an object and no place (「暖房を上げて」「コーヒーをいれて」)."""
     words = analyze(text)
+    placed = any(w.pos == "particle" and w.lemma in PLACE_PARTICLES for w in words)
+    has_object = any(w.pos == "particle" and w.lemma == "を" for w in words)
     found: set[str] = set()
+    for kinds in _japanese_kinds(words):
+        if placed and kinds & MOTION:
+            kinds = kinds & MOTION
+        elif has_object and not placed:
+            kinds = kinds - MOTION
+        found |= kinds
+    return found
+
+
+def _japanese_kinds(words: tuple[Word, ...]) -> list[set[str]]:
+    """The kinds of each action word (a prefix joined to its noun: 再 + 起動)."""
+    found: list[set[str]] = []
     for i, word in enumerate(words):
         if _concessive(words, i):
             continue
         compound = word.lemma + words[i + 1].lemma if i + 1 < len(words) else ""
         if word.pos == "prefix" and compound in _MEMBERS:
-            found |= _MEMBERS[compound]  # 再 + 起動
-        elif word.pos in ("verb", "noun", "adj"):
-            found |= _MEMBERS.get(word.lemma, set())
+            found.append(set(_MEMBERS[compound]))
+        elif word.pos in ("verb", "noun", "adj") and word.lemma in _MEMBERS:
+            found.append(set(_MEMBERS[word.lemma]))
     return found
 
 
@@ -121,6 +151,9 @@ _MEMBERS: dict[str, set[str]] = {}
 for _kind, _members in ACTIONS.items():
     for _member in _members:
         _MEMBERS.setdefault(_member, set()).add(_kind)
+
+
+TABLE_VERBS = frozenset(member for member in _MEMBERS if "_" not in member)
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)

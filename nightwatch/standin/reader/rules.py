@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nightwatch.standin.reader import forms, material, recall
-from nightwatch.standin.reader.concepts import actions, framing_removed, implied
+from nightwatch.standin.reader.concepts import TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
@@ -345,7 +345,8 @@ def forbidden(request: Request) -> Reply | None:
     named = set().union(*(noun_chains(s) for s in asking))
     said = " ".join(asking)
     for duty in request.duties_of("prohibition"):
-        if relevant(framing_removed(duty.clause), asked, rare) or actions(duty.clause) & doing \
+        by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
+        if relevant(framing_removed(duty.clause), by_lemma, rare) or actions(duty.clause) & doing \
                 or targets(duty.clause) & named or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
