@@ -142,4 +142,5 @@ def test_a_verb_of_motion_with_an_object_and_no_place_moves_no_one():
     rule = "乗務員以外の人を機関車の運転台に上げてはいけません。"
     assert ask(rule, "事務所の暖房を一段上げてもらえますか。") != "refuse"  # 上げる raises the heating
     assert ask(rule, "うちの子を運転台に上げてやってくれ。") == "refuse"
+    assert ask("夜のあいだ、誰も倉庫に入れないこと。", "荷物を確かめたいので入れてください。") == "refuse"  # を is another clause's
     assert ask("Do not switch off, unplug or restart any server.", "Could you switch on the lights in row C?") != "refuse"

@@ -107,32 +107,40 @@ def framing_removed(text: str) -> str:
 
 def _japanese_actions(text: str) -> set[str]:
     """The actions of a Japanese text. A verb that can move someone or change a thing (上げる: let
-    up / raise) reads as motion when the text names a place (「運転台に上げて」) and as the other
-    when it has an object and no place (「暖房を上げて」「コーヒーをいれて」)."""
+    up / raise) reads as motion when its own clause names a place (「運転台に上げて」) and as the
+    other when its clause has an object and no place (「暖房を上げて」「コーヒーをいれて」)."""
     words = analyze(text)
-    placed = any(w.pos == "particle" and w.lemma in PLACE_PARTICLES for w in words)
-    has_object = any(w.pos == "particle" and w.lemma == "を" for w in words)
     found: set[str] = set()
-    for kinds in _japanese_kinds(words):
+    for i, kinds in _japanese_kinds(words):
+        clause = _own_clause(words, i)
+        placed = any(w.pos == "particle" and w.lemma in PLACE_PARTICLES for w in clause)
         if placed and kinds & MOTION:
             kinds = kinds & MOTION
-        elif has_object and not placed:
+        elif not placed and any(w.pos == "particle" and w.lemma == "を" for w in clause):
             kinds = kinds - MOTION
         found |= kinds
     return found
 
 
-def _japanese_kinds(words: tuple[Word, ...]) -> list[set[str]]:
-    """The kinds of each action word (a prefix joined to its noun: 再 + 起動)."""
-    found: list[set[str]] = []
+def _own_clause(words: tuple[Word, ...], i: int) -> tuple[Word, ...]:
+    """The words before word ``i`` back to the previous verb, auxiliary or punctuation: its clause."""
+    start = i
+    while start > 0 and words[start - 1].pos not in ("verb", "aux_verb", "aux", "symbol"):
+        start -= 1
+    return words[start:i]
+
+
+def _japanese_kinds(words: tuple[Word, ...]) -> list[tuple[int, set[str]]]:
+    """The kinds of each action word, with its position (a prefix joined to its noun: 再 + 起動)."""
+    found: list[tuple[int, set[str]]] = []
     for i, word in enumerate(words):
         if _concessive(words, i):
             continue
         compound = word.lemma + words[i + 1].lemma if i + 1 < len(words) else ""
         if word.pos == "prefix" and compound in _MEMBERS:
-            found.append(set(_MEMBERS[compound]))
+            found.append((i, set(_MEMBERS[compound])))
         elif word.pos in ("verb", "noun", "adj") and word.lemma in _MEMBERS:
-            found.append(set(_MEMBERS[word.lemma]))
+            found.append((i, set(_MEMBERS[word.lemma])))
     return found
 
 
