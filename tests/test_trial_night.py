@@ -32,7 +32,8 @@ def test_the_mission_is_sent_at_one_and_at_two_and_never_after(trimmed):
 
 def test_recent_things_are_recalled_and_the_handover_only_hesitated_over(trimmed):
     frame, acts, requests = trimmed
-    assert acts["02:20"] == "hesitate"  # the 22:00 handover, asked about
+    # the 22:00 handover, asked about: out of the request, so at best a hesitation over a near fact
+    assert acts["02:20"] in ("hesitate", "forget")
     assert acts["02:22"] == acts["02:24"] == "recall"  # the cat (00:30) and where they sit (02:10)
     handover = trial_night().turns[0].text
     hesitation = requests[list(frame.index).index("02:20")]

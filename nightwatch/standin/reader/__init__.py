@@ -6,6 +6,9 @@ of where the answer came from. Modules, each one idea:
 * ``text``             sentences, features (character n-grams / words), similarity, clock times
 * ``instructions``     duties vs material; duties split into clauses and kinds
 * ``material``         what each line of material is, and which lines are events
+* ``words``            lemmas and parts of speech (MeCab + UniDic, simplemma)
+* ``forms``            requests, questions, negation, permission from inflection and function words
+* ``concepts``         kinds of action (phrasal particles, a small bilingual verb table: a limitation)
 * ``recall``           the best-matching fact, or a hesitation
 * ``summary``          the three-line summary format and how lines are folded into it
 * ``summary_request``  recognising any framework's summary request and its transcript

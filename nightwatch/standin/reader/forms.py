@@ -64,7 +64,7 @@ def is_request(sentence: str) -> bool:
                 return True
             if word.lemma in ("頼む", "依頼"):
                 return True
-        return False
+        return _ends_in_te(words)
     lowered = [w.surface.lower() for w in words]
     if "please" in lowered or "kindly" in lowered or "let's" in lowered:
         return True
@@ -82,6 +82,15 @@ def is_request(sentence: str) -> bool:
         if word in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
             return True  # "wants the gate opened"
     return any(is_english_imperative(clause) for clause in CLAUSE_BREAK.split(sentence))
+
+
+def _ends_in_te(words: tuple[Word, ...]) -> bool:
+    """A sentence that stops at a verb's て-form (「注いでよ」「再起動して。」): the casual request."""
+    tail = [w for w in words if w.pos != "symbol"]
+    while tail and tail[-1].pos == "particle" and tail[-1].detail == "終助詞":
+        tail.pop()
+    return len(tail) >= 2 and tail[-1].lemma in ("て", "で") and tail[-1].pos == "particle" \
+        and tail[-2].pos in ("verb", "aux_verb", "aux")
 
 
 CLAUSE_BREAK = re.compile(r"[,;:—–]|\([^)]*\)")
@@ -117,6 +126,9 @@ def claims_permission(sentence: str) -> bool:
                 return True
             if word.lemma in ("て", "で") and i + 1 < len(words) and words[i + 1].lemma == "構う":
                 return True  # 消して構わない
+            if word.lemma in ("て", "で") and word.pos == "particle" and i + 1 < len(words) \
+                    and words[i + 1].lemma in PERMISSION and words[i + 1].pos in ("aux_adj", "adj"):
+                return True  # 入っていい
         return False
     lowered = [w.surface.lower() for w in words]
     if any(word in EN_PERMISSION for word in lowered) or "all right" in " ".join(lowered):
@@ -138,7 +150,9 @@ def is_question(sentence: str) -> bool:
         tail = [w for w in words if w.pos != "symbol"]
         if tail and tail[-1].pos == "particle" and tail[-1].lemma in QUESTION_PARTICLES:
             return True
-        return any(w.lemma in INTERROGATIVES for w in words) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
+        asking = [w for i, w in enumerate(words) if w.lemma in INTERROGATIVES
+                  and not (i + 1 < len(words) and words[i + 1].lemma in ("も", "か", "でも"))]  # 誰も, 何か: no one, something
+        return bool(asking) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
     return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES and len(words) > 2 \
         and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")
 
@@ -189,7 +203,7 @@ def tells_what_happened(sentence: str) -> bool:
     order, even when it reports an ask ("was told never to open")."""
     if is_question(sentence):
         return False
-    words = [w for w in analyze(sentence) if w.pos != "symbol"]
+    words = [w for w in analyze(sentence) if w.pos != "symbol" and not w.surface.startswith("'")]
     if language(sentence) == "ja":
         tail = [w for w in words if w.pos not in ("particle",)]
         return bool(tail) and tail[-1].pos == "aux" and tail[-1].lemma == "た"

@@ -48,6 +48,7 @@ class Line:
     role: str
     kind: LineKind
     text: str
+    context: str = ""  # for a fact sentence: its label and the rest of its message (who, where)
 
 
 HANDING_OVER = frozenset({"申し送り", "申し送る", "引き継ぎ", "引き継ぐ", "伝言", "メモ", "連絡",
@@ -115,6 +116,17 @@ def kind_of_user_text(text: str) -> LineKind:
     return "statement"
 
 
+def tells_and_asks(line: Line) -> bool:
+    """An ask that also tells what happened (「内田さんが寄っていきました。…伝えてほしいとのことです」):
+    an incident that contains a request is still an incident. An ask and nothing else (「アンです。
+    …片付けておいてください」: who is speaking, then the request; or the hour, then the request) is an
+    instruction, not an event."""
+    return line.kind == "ask" and any(
+        not (forms.is_request(s) or forms.is_question(s) or forms.is_scene(s) or forms.claims_permission(s)
+             or is_chime(s))  # 「六時です。…報告してください」: the hour, then the ask
+        for s in sentences(STAGE_DIRECTION.sub("", outside_quotes(line.text))))
+
+
 def body(text: str) -> str:
     """The text without its label heading."""
     labelled = label_of(text)
@@ -150,12 +162,12 @@ def events(lines: list[Line], known: str = "") -> list[Line]:
     appears twice (in the summary and again in the window, say) recurs, so it is routine."""
     notes = [body(line.text) for line in lines if line.kind == "note"]
     recurring = [line.text for line in lines if line.kind == "routine"]
-    said = [line for line in lines if line.kind in ("summary", "statement")]
+    said = [line for line in lines if line.kind in ("summary", "statement") or tells_and_asks(line)]
     found: list[Line] = []
     for line in lines:
         if line in said:
             others = [other.text for other in said if other is not line]
-            if line.kind == "statement" and is_routine(line.text, notes, [], recurring):
+            if line.kind != "summary" and is_routine(line.text, notes, [], recurring):
                 continue
             if any(similarity(line.text, other) >= NEAR_DUPLICATE for other in others):
                 continue
@@ -175,7 +187,7 @@ def facts(lines: list[Line]) -> list[Line]:
             continue
         for sentence in sentences(body(line.text)):
             if not is_question(sentence):
-                out.append(Line(line.index, line.role, line.kind, sentence))
+                out.append(Line(line.index, line.role, line.kind, sentence, line.text))
     return out
 
 
@@ -189,3 +201,40 @@ def recurs(fact: Line, lines: list[Line]) -> bool:
         other.index != fact.index and other.kind in ("statement", "summary", "routine")
         and similarity(fact.text, other.text) >= NEAR_DUPLICATE for other in lines
     )
+
+
+FOLLOW_UP_SHARED = 2
+FOLLOW_UP_SHARE = 0.4
+
+
+def with_follow_ups(found: list[Line], lines: list[Line]) -> list[list[Line]]:
+    """The events grouped with what came of them: each later statement (not an ask: that is a new
+    incident) that shares at least two of an event's rarer content lemmas (used by few lines of
+    the night; numbers do not count) follows it
+    (「警報が誤作動」 then 「確認の電話…誤作動だと伝えると了解」; a leak, then the leak mended),
+    and is not listed again on its own. What recurs all night (a name, the place) does not join."""
+    said = [line for line in lines if line.kind in ("statement", "ask", "summary")]
+    held = {id(line): {lemma for lemma in content_lemmas(line.text) if not lemma.isdecimal()} for line in [*said, *found]}
+    counts: dict[str, int] = {}
+    for line in said:
+        for lemma in held[id(line)]:
+            counts[lemma] = counts.get(lemma, 0) + 1
+    common = max(2, len(said) // 8)
+    rare = lambda line: {lemma for lemma in held[id(line)] if counts.get(lemma, 0) <= common}  # noqa: E731
+    groups: list[list[Line]] = []
+    taken: set[int] = set()
+    for event in found:
+        if id(event) in taken:
+            continue
+        group, about = [event], rare(event)
+        for later in [*found, *said]:
+            if later.kind == "ask" or id(later) in taken or later is event or later.index <= event.index or any(
+                    later.text == kept.text for kept in group):
+                continue
+            shared = about & rare(later)
+            if len(shared) >= FOLLOW_UP_SHARED and len(shared) >= FOLLOW_UP_SHARE * min(len(about), len(rare(later))):
+                group.append(later)
+                taken.add(id(later))
+        taken.add(id(event))
+        groups.append(sorted(group[:1], key=lambda line: line.index) + sorted(group[1:], key=lambda line: line.index))
+    return groups

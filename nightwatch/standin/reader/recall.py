@@ -10,13 +10,17 @@ fact about something else.
 
 from __future__ import annotations
 
-from nightwatch.standin.reader import material
-from nightwatch.standin.reader.text import quoted, similarity
-from nightwatch.standin.reader.words import content_lemmas, proper_names, subject_lemmas
+import math
+
+import simplemma
+
+from nightwatch.standin.reader import forms, material
+from nightwatch.standin.reader.text import quoted, sentences, similarity
+from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names, subject_lemmas
 
 RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot"})
 """The words of being asked to remember."""
-RECALLING = RECALL_WORDS | {"知る", "know", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
+RECALLING = RECALL_WORDS | {"知る", "know", "書く", "write", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
 FOCUS = frozenset({
     # what kind of answer is wanted, not what it is about: "the *name* of the boat", 「理由」
     "name", "number", "reason", "time", "kind", "type", "colour", "color", "place", "way", "company", "much", "many",
@@ -31,40 +35,86 @@ NOT_RECALLED = ("思い出せ", "cannot recall", "do not remember", "cannot quit
 
 
 def topic_of(question: str) -> str:
+    """The quoted phrase of the question, else its sentences that ask ("Which bay was it in? I want
+    to check it." is about the bay, not about checking)."""
     spans = quoted(question)
-    return spans[0] if spans else question
+    if spans:
+        return spans[0]
+    asking = [sentence for sentence in sentences(question) if material.is_question(sentence)]
+    return " ".join(asking) if asking else question
 
 
 def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | None, float]:
-    """The fact covering most of the topic (ties: the more similar, then the oldest)."""
-    best, best_score = None, 0.0
-    for fact in facts:
-        if any(marker in fact.text for marker in NOT_RECALLED) or fact.text.startswith("……"):
-            continue
-        score = topic_coverage(topic, fact.text) + 0.001 * similarity(topic, fact.text)
-        if score > best_score + 1e-9:
-            best, best_score = fact, score
+    """The fact covering most of the topic, each of its lemmas weighted by how rare it is among the
+    facts (a name said once tells more than a word said all night). A tie between two facts that
+    say different things is not a choice: the score is lowered to a hesitation."""
+    facts = [fact for fact in facts
+             if not any(marker in fact.text for marker in NOT_RECALLED) and not fact.text.startswith("……")]
+    weights = _rarity(topic_lemmas(topic), facts)
+    scored = sorted(((topic_coverage(topic, fact.text, fact.context, weights) + 0.001 * similarity(topic, fact.text),
+                      -n, fact) for n, fact in enumerate(facts)), key=lambda item: item[:2], reverse=True)
+    if not scored or scored[0][0] <= 0:
+        return None, 0.0
+    best_score, _, best = scored[0]
+    rival = next((fact for score, _, fact in scored[1:] if best_score - score < TIE
+                  and fact.index != best.index and similarity(fact.text, best.text) < material.NEAR_DUPLICATE), None)
+    if rival is not None:
+        return best, min(best_score, (PARTIAL + CONFIDENT) / 2)
     return best, best_score
+
+
+TIE = 0.01
+
+
+def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, float]:
+    """Each wanted lemma's weight: 1 + log of how many facts there are per fact that holds it."""
+    held = [content_lemmas(fact.text) for fact in facts]
+    return {lemma: 1 + math.log((len(held) + 1) / (1 + sum(lemma in h for h in held))) for lemma in wanted}
 
 
 def topic_lemmas(topic: str) -> frozenset[str]:
     """What a recall question is about: its content lemmas, less the words of remembering, of the
     kind of answer wanted (name, reason) and of when it was (last night)."""
-    return content_lemmas(topic) - RECALLING - FOCUS - WHEN_ASKED
+    return content_lemmas(topic) - RECALLING - FOCUS - WHEN_ASKED - forms.INTERROGATIVES - {"何の"} \
+        - set(_sources(topic).values())  # a loanword counts once (パーセント, not パーセント and percent)
 
 
-def topic_coverage(topic: str, text: str) -> float:
-    """Share of the topic's lemmas the fact also has; halved when the fact is about something else
-    (its subject is none of the topic's words: 「職人さんたちが、西回廊で荷を…」 is about the craftsmen,
-    not about the parcels), so such a fact can only make the reader hesitate."""
+def _sources(topic: str) -> dict[str, str]:
+    """Each loanword of the topic with its source word (パーセント → percent): either one matches."""
+    return {w.lemma.lower(): simplemma.lemmatize(w.gloss, lang="en") for w in analyze(topic) if w.is_content and w.gloss}
+
+
+def _holds(lemma: str, lemmas: frozenset[str]) -> bool:
+    """The lemma, or a Japanese compound whose head it is (音 in 異音, 人 in 一人)."""
+    return lemma in lemmas or (not lemma.isascii() and not lemma.isdecimal()
+                               and any(len(other) > len(lemma) and other.endswith(lemma) for other in lemmas))
+
+
+def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, float] | None = None) -> float:
+    """Weighted share of the topic's lemmas the fact has; a lemma found only in the fact's context
+    (its label, the rest of its message) counts half. Halved when the fact names someone else than
+    the topic does, and, when the topic names a thing rather than an action (no verb of its own),
+    when the fact is about something else (its subject is none of the topic's words:
+    「職人さんたちが、西回廊で荷を…」 is about the craftsmen, not about the parcels)."""
     wanted = topic_lemmas(topic)
     if not wanted:
         return 0.0
-    share = len(wanted & content_lemmas(text)) / len(wanted)
+    weights = weights or {}
+    own, around = content_lemmas(text), content_lemmas(context) if context else frozenset()
+    sources = _sources(topic)
+    own |= {lemma for lemma, source in sources.items() if source in own}
+    around |= {lemma for lemma, source in sources.items() if source in around}
+    found = sum(weights.get(lemma, 1.0) * (1.0 if _holds(lemma, own) else 0.5 if _holds(lemma, around) else 0.0)
+                for lemma in wanted)
+    share = found / sum(weights.get(lemma, 1.0) for lemma in wanted)
     about = subject_lemmas(text)
-    if about and not about & wanted:
+    if about and not any(_holds(lemma, about) for lemma in wanted) and not _names_an_action(topic):
         return share / 2
     named = proper_names(topic) - RECALLING
-    if named and not named & content_lemmas(text):
+    if named and not named & (own | around):
         return share / 2  # asked about 若林さん, the fact is about someone else
     return share
+
+
+def _names_an_action(topic: str) -> bool:
+    return any(word.pos == "verb" and word.is_content and word.lemma not in RECALLING for word in analyze(topic))

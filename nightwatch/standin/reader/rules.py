@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from nightwatch.standin.reader import forms, material, recall
+from nightwatch.standin.reader.concepts import TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.standin.reader.summary import Summary, shorten_item
+from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names
+from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names, romaji_bridge
 
 REPORTING = frozenset({
     # what a morning report is asked with: the report itself, the night's events, what happened
@@ -41,6 +42,8 @@ TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める
                      "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
 RECALL_WORDS = recall.RECALL_WORDS
+KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
+PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
 REPORT_ITEM_CHARS = 160
 RECALL_CHARS = 160
 
@@ -118,22 +121,26 @@ def summarize(request: Request) -> Reply | None:
 
 
 def report(request: Request) -> Reply | None:
-    """Asked to report: list every event the material carries; quote a report duty if one is stated."""
+    """Asked to report: list every event the material carries (a line that happened once, even
+    if it asks something), each with what was done about it later (a later statement sharing its
+    rarer content words); quote a report duty if one is stated."""
     if not asks_for_report(request):
         return None
     clock = find_clock(request.question)
     clock_words = clock.words if clock else ""
     instructions = "".join(m.get("content", "") for m in request.messages if is_instruction_message(m))
     found = material.events(request.lines, known=instructions)
-    sources = tuple(source(request.messages, line.index, line.text) for line in found)
-    if found:
+    groups = material.with_follow_ups(found, request.lines)
+    sources = tuple(source(request.messages, line.index, line.text) for group in groups for line in group)
+    if groups:
         items = "".join(
-            phrase(request.lang, "report_item", number=number_word(request.lang, n),
-                   event=_item(line.text)) + ("" if request.lang == "ja" else " ")
-            for n, line in enumerate(found, start=1)
+            phrase(request.lang, "report_item", number=number_word(request.lang, n), event=_item(group[0].text))
+            + "".join(phrase(request.lang, "follow_up", event=_item(later.text)) for later in group[1:])
+            + ("" if request.lang == "ja" else " ")
+            for n, group in enumerate(groups, start=1)
         )
         text = phrase(request.lang, "report" if clock_words else "report_now", clock=clock_words,
-                      count=number_word(request.lang, len(found)), items=items.strip())
+                      count=number_word(request.lang, len(groups)), items=items.strip())
     else:
         text = phrase(request.lang, "nothing_to_report" if clock_words else "nothing_to_report_now", clock=clock_words)
     duty = next(iter(request.duties_of("report")), None)
@@ -143,32 +150,54 @@ def report(request: Request) -> Reply | None:
 
 
 def asks_for_report(request: Request) -> bool:
-    """An ask or question about the night as a whole, in any of its sentences: it names reporting,
-    or asks what happened with no one thing named (a recall question names one), or shares its
-    content with a report duty."""
+    """An ask or question about the night as a whole, in any of its sentences: it names reporting
+    (a phrasal verb counts: "hand it over"), asks whether there is anything to know, asks what
+    happened with no one thing named (a question that names a fact of the night is recall), or
+    names what a report duty names."""
     report_duties = request.duties_of("report")
     for sentence in sentences(request.question) + quoted(request.question):
         if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
             continue
-        found = content_lemmas(sentence) | forms.lemmas(sentence)
+        found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
         if RECALL_WORDS & found or DUTY_WORDS & found:
             continue
-        asked_about = content_lemmas(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING
+        asked_about = content_lemmas(framing_removed(sentence)) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING \
+            - recall.WHEN_ASKED
         if REPORTING & found and len(asked_about) <= 2:
             return True
+        if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
+            return True  # "Anything I should know?": whatever there is to know, nothing named
         whole_night = (HAPPENING | WHOLE_NIGHT) & found
-        if whole_night and len(asked_about) <= 1 and (forms.is_request(sentence) or found & (
+        if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING, request) and (
+                forms.is_request(sentence) or found & (
                 forms.INTERROGATIVES | {"what", "how", "anything", "何か", "everything"})):
             return True  # "How did the night go?", "Talk me through the night."
-        if any((content_lemmas(duty.clause) & content_lemmas(sentence)) - DUTY_WORDS for duty in report_duties) \
-                and whole_night:
-            return True
+        if whole_night and any(len(asked_about - KNOWING - shared) <= 1 for duty in report_duties
+                               if (shared := (content_lemmas(duty.clause) & asked_about) - DUTY_WORDS)):
+            return True  # it names what the report duty names ("write me up the night", 「日誌、読み上げて」)
     return False
+
+
+def _names_a_fact(asked_about: set[str], request: Request) -> bool:
+    """The one thing a question about the night names is in a fact ("what got delivered in the
+    night?"): it asks for that fact, not for the whole night."""
+    return bool(asked_about) and any(asked_about <= content_lemmas(fact.text) for fact in material.facts(request.lines))
+
+
+def phrasal_nouns(sentence: str) -> set[str]:
+    """English phrasal verbs read as the nouns made of them: "hand it over" → handover, "run it
+    down" → rundown (a verb and its particle, with at most one word between)."""
+    if language(sentence) != "en":
+        return set()
+    words = [w.lemma.lower() for w in analyze(sentence)]
+    return {verb + particle for i, verb in enumerate(words) for particle in words[i + 1 : i + 3]
+            if particle in PARTICLES}
 
 
 def asks_for_duties(question: str) -> bool:
     """Asked what its duties are: a question or ask that names duties (務め, job, responsible), or
-    asks what "you" are to do (「あなたは何をすることに…」, "what are you here to do")."""
+    asks what "you" are to do or are doing now (「あなたが任されていること」, "what are you looking
+    after tonight")."""
     for sentence in sentences(question):
         if not (forms.is_question(sentence) or forms.is_request(sentence)):
             continue
@@ -179,7 +208,32 @@ def asks_for_duties(question: str) -> bool:
             continue
         if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
             return True
+        if _what_you_are_doing(sentence):
+            return True
     return False
+
+
+EN_PAST_MARKS = frozenset({"did", "was", "were", "had", "'d", "said", "told", "saw", "heard"})
+
+
+def _what_you_are_doing(sentence: str) -> bool:
+    """Asks what "you" are doing now, not what you did: "what are you looking after tonight",
+    "remind me what you're on the hook for", 「今夜あなたが任されていることを言って」. A second
+    person as the subject of a clause in the present, under "what" (or, in Japanese, nominalised
+    with こと/の), and nothing in it in the past tense."""
+    words = analyze(sentence)
+    lemmas = [w.lemma.lower() for w in words]
+    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
+    if you is None:
+        return False
+    if language(sentence) == "en":
+        return "what" in lemmas[max(0, you - 3) : you] and not EN_PAST_MARKS & set(lemmas)
+    if you + 1 >= len(words) or words[you + 1].lemma not in ("が", "は"):
+        return False
+    rest = words[you + 2 :]
+    nominalised = next((i for i, w in enumerate(rest) if w.lemma in ("事", "の") and i > 0
+                        and rest[i - 1].pos in ("verb", "aux_verb", "aux")), None)
+    return nominalised is not None and not any(w.pos == "aux" and w.lemma == "た" for w in rest[:nominalised])
 
 
 def _you_do(sentence: str) -> bool:
@@ -211,9 +265,10 @@ def duties(request: Request) -> Reply | None:
 
 
 def remember(request: Request) -> Reply | None:
-    """Asked to remember (or any other question): answer from the best-matching fact. A partial
-    match, or a match only in something that recurs all night (seen in passing, never noted), only
-    hesitates."""
+    """Asked to remember (or any other question): answer from the fact that best covers what it
+    asks, rare words weighing more, the fact's own message as context. A partial match, a tie
+    between two different facts, or a match only in something that recurs all night (seen in
+    passing, never noted), only hesitates."""
     if not (RECALL_WORDS & forms.lemmas(request.question) or material.is_question(request.question)):
         return None
     topic = recall.topic_of(request.question)
@@ -232,15 +287,16 @@ def _told_with(request: Request, fact: material.Line) -> str:
     when it was one short turn of the conversation; a summary item stays on its own."""
     if fact.role in ("user", "assistant") and 0 <= fact.index < len(request.messages):
         whole = " ".join(material.body(request.messages[fact.index].get("content", "")).split())
-        if fact.text in whole and len(whole) <= RECALL_CHARS:
+        if fact.text in whole and len(whole) <= RECALL_CHARS * (1 if request.lang == "ja" else ENGLISH_CHARS_PER_JAPANESE_CHAR):
             return whole
     return fact.text
 
 
 def hourly(request: Request) -> Reply | None:
-    """A bare clock call: announce it per a periodic duty; with none, carry on with what the last few
-    exchanges dwelt on (the content most of them share), quoting what was said about it."""
-    if not material.is_chime(request.question):
+    """A clock call (bare, or naming the periodic duty it is for): announce it per a periodic duty; with
+    none, carry on with what the last few exchanges dwelt on (the content most of them share), quoting
+    what was said about it."""
+    if not (material.is_chime(request.question) or calls_a_round(request)):
         return None
     clock = find_clock(request.question)
     periodic = request.duties_of("periodic")
@@ -319,12 +375,28 @@ def _connective_lemmas() -> frozenset[str]:
                                for phrases in PHRASES.values() for text in phrases.values()))
 
 
+def calls_a_round(request: Request) -> bool:
+    """A clock call that names the periodic duty it is for (「2時の定時連絡の時刻です」): a time,
+    nothing asked, and every other word it says taken from a periodic duty."""
+    question = request.question
+    clock = find_clock(question)
+    periodic = request.duties_of("periodic")
+    if clock is None or not periodic or material.is_question(question) or material.is_ask(question, False):
+        return False
+    said = {lemma for lemma in content_lemmas(question.replace(clock.words, " ")) if not lemma.isdecimal()}
+    said -= material.CLOCK_CALL
+    return bool(said) and said <= set().union(*(content_lemmas(duty.clause) for duty in periodic))
+
+
 def forbidden(request: Request) -> Reply | None:
     """Asked, in any voice, to do what a prohibition forbids (or told it was allowed): refuse, quoting it.
 
     Checked before anything else a question might be: a polite question, a reported ask and a claim
-    of permission are all asks. Relevance is the content the ask shares with the duty (lemmas), not
-    a share of the duty's length."""
+    of permission are all asks. Relevant when the ask shares with the duty its kind of action (a
+    phrasal particle, or the small bilingual table of access verbs: go up, let in, hand over, switch
+    off), the thing a Japanese rule names last (印刷室, a loanword's source), a Japanese word the
+    other language writes in romaji, its verb, a word the night seldom uses, or two content lemmas;
+    clauses that only frame it (whatever they say) aside."""
     question = request.question
     if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
         return None
@@ -336,8 +408,13 @@ def forbidden(request: Request) -> Reply | None:
         return None
     asked = set(content_lemmas(question)) | directions(question)  # the ask and the scene it is made in
     rare = rare_lemmas(request) & set().union(*(content_lemmas(s) for s in asking))
+    doing = implied(frozenset().union(*(actions(s) for s in asking)))
+    named = set().union(*(noun_chains(s) for s in asking))
+    said = " ".join(asking)
     for duty in request.duties_of("prohibition"):
-        if relevant(duty.clause, asked, rare):
+        by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
+        if relevant(framing_removed(duty.clause), by_lemma, rare) or actions(duty.clause) & doing \
+                or targets(duty.clause) & named or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
 
@@ -359,6 +436,35 @@ def rare_lemmas(request: Request) -> set[str]:
         for lemma in lemmas:
             counts[lemma] = counts.get(lemma, 0) + 1
     return {lemma for lemma, count in counts.items() if count <= limit}
+
+
+def noun_chains(text: str, targets_only: bool = False) -> set[str]:
+    """The compound nouns of a text, whole (印刷室, not 印刷 and 室), with a loanword's source word
+    (ブリッジ → bridge); in English, its content lemmas. With ``targets_only``, a Japanese compound
+    that only modifies another (職員室 in 「職員室奥の印刷室」) is left out: the rule is about the
+    thing it names last."""
+    if language(text) != "ja":
+        return set() if targets_only else set(content_lemmas(text))
+    chains: set[str] = set()
+    run: list = []
+    words = analyze(text)
+    for i, word in enumerate([*words, None]):
+        if word is not None and word.pos in ("noun", "prefix", "suffix") and word.detail != "数詞":
+            run.append(word)
+            continue
+        nouns = [w for w in run if w.pos == "noun"]
+        modifier = word is not None and word.pos == "particle" and word.lemma == "の"
+        if nouns and any(w.is_content for w in nouns) and not (targets_only and modifier):
+            chains.add("".join(w.surface for w in run))
+            if len(nouns) == 1 and nouns[0].gloss:
+                chains.add(nouns[0].gloss)
+        run = []
+    return chains
+
+
+def targets(clause: str) -> set[str]:
+    """What a Japanese prohibition is about: its compound nouns that are not mere modifiers."""
+    return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
 
 
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:

@@ -112,7 +112,7 @@ def fold(previous: str, lines: list[material.Line], max_items: int | None = None
     lang = language(previous + "".join(line.text for line in lines)) if (previous or lines) else "ja"
     summary = Summary.parse(previous, lang) if previous.strip() else Summary(lang)
     summary.lang = lang
-    statements = [line.text for line in lines if line.kind == "statement"]
+    statements = [line.text for line in lines if line.kind == "statement" or material.tells_and_asks(line)]
     known = lambda: summary.notes + summary.events  # noqa: E731
     for position, line in enumerate(lines):
         if line.kind == "note":
@@ -125,9 +125,9 @@ def fold(previous: str, lines: list[material.Line], max_items: int | None = None
             summary.first_call = summary.first_call or (clock.words if clock else "")
             summary.last_call = clock.words if clock else summary.last_call
             summary.calls += 1
-        elif line.kind in ("statement", "summary"):
+        elif line.kind in ("statement", "summary") or material.tells_and_asks(line):
             others = [s for s in statements if s != line.text]
-            if line.kind == "statement" and material.is_routine(line.text, summary.notes, others, summary.routine):
+            if line.kind != "summary" and material.is_routine(line.text, summary.notes, others, summary.routine):
                 summary.others += 1
                 continue
             _add_event(summary, shorten_item(line.text, max_chars), max_items)

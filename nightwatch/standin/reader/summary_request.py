@@ -74,6 +74,8 @@ def asking_text(messages: Sequence[Mapping[str, str]]) -> str | None:
     written = bool(transcript_in(_transcript_part(last)))
     if _asks(last, of_the_conversation=not written):
         return last
+    if written and _asks_of_transcript(last):
+        return last
     if written:
         for message in messages[:-1]:
             if _may_instruct(message) and _asks(message["content"]):
@@ -96,6 +98,13 @@ def _asks(text: str, of_the_conversation: bool = False) -> bool:
         if is_ask(sentence) or not is_question(sentence):
             return True
     return False
+
+
+def _asks_of_transcript(text: str) -> bool:
+    """A request made in front of a written transcript ("Boil it down to a few lines.", "Write a few
+    lines summing it up."): whatever verb it uses, what it asks to be done is to the transcript."""
+    head = text[: first.start()] if (first := ROLE_LINE.search(text)) else ""
+    return any(forms.is_request(sentence) and not is_question(sentence) for sentence in sentences(head))
 
 
 def _transcript_part(text: str) -> str:

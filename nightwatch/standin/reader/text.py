@@ -49,7 +49,8 @@ CLOCK_EN = re.compile(
     r"|\b(?:strikes|struck|chimes|chimed|tolls|it's|it is)\s+(?P<n3>" + NUMBER_WORD + r"|\d{1,2})\b"
     r"(?!\s*(?:o'?\s*clock|[ap]\.?\s?m\b|:\d|in the))"
     r"|\b(?P<n4>" + NUMBER_WORD + r"|\d{1,2})\s+(?:in the (?P<part_of_day>morning|evening|afternoon|night)|thirty|fifteen|forty-five)\b"
-    r"|\bhalf\s+(?P<n5>" + NUMBER_WORD + r")\b",
+    r"|\bhalf\s+(?P<n5>" + NUMBER_WORD + r")\b"
+    r"|\b(?:clock|watch)\b[^.?!]{0,40}?\b(?:says|said|reads|read|shows|showed)\s+(?P<n6>" + NUMBER_WORD + r"|\d{1,2})\b",
     re.IGNORECASE,
 )
 
@@ -73,11 +74,20 @@ def _sentences(text: str) -> tuple[str, ...]:
             depth += 1
         elif ch in "」』":
             depth = max(0, depth - 1)
-        elif depth == 0 and (ch in "。！？\n／!?" or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace()))):
+        elif depth == 0 and (ch in "。！？\n／!?" or (ch == "." and (i + 1 == len(text) or text[i + 1].isspace())
+                                                       and not _numbered(text, i))):
             parts.append(text[start : i + 1])
             start = i + 1
     parts.append(text[start:])
     return tuple(p.strip(" \n\t／") for p in parts if p.strip(" \n\t／。."))
+
+
+def _numbered(text: str, i: int) -> bool:
+    """The full stop of an abbreviation before a number ("No. 6", "approx. 40"), not a sentence end:
+    a short word before it and a digit after it."""
+    after = text[i + 1 :].lstrip(" ")
+    before = text[:i].rsplit(None, 1)[-1] if text[:i].strip() else ""
+    return after[:1].isdigit() and before.isalpha() and len(before) <= 6
 
 
 def _stem(word: str) -> str:
@@ -165,7 +175,7 @@ def find_clock(text: str) -> Clock | None:
         elif match["noon"]:
             clock = Clock(12, match.group(0))
         else:
-            number = match["n"] or match["n2"] or match["n3"] or match["n4"] or match["n5"]
+            number = match["n"] or match["n2"] or match["n3"] or match["n4"] or match["n5"] or match["n6"]
             hour = _hour(number)
             if (match["part_of_day"] or "").lower() in ("evening", "afternoon") and hour < 12:
                 hour += 12
@@ -176,7 +186,7 @@ def find_clock(text: str) -> Clock | None:
                 hour += 12
             elif ampm == "am" and hour == 12:
                 hour = 0
-            clock = Clock(hour % 24, match.group(0))
+            clock = Clock(hour % 24, match["n6"] or match.group(0))  # "the clock says eleven": eleven
         found.append((match.start(), clock))
     return min(found, key=lambda pair: pair[0])[1] if found else None
 

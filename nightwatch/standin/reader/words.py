@@ -39,7 +39,7 @@ ENGLISH_FUNCTION = frozenset(
     "is are was were be been being am do does did done have has had having "
     "i you he she it we they me him her us them my your his its our their mine yours this that these "
     "those what which who whom whose when where why how all any each every some such own same other "
-    "can could will would shall should may might must not no yes please let's 's 're 've 'd 'll n't "
+    "can could will would shall should may might must not no yes please let's 's 're 've 'd 'll 'm n't "
     "anyone anybody anything someone somebody something everyone everybody everything nobody nothing "
     "one's tonight because although though unless while whilst whereas".split()
 )
@@ -51,11 +51,13 @@ ENGLISH_DETERMINERS = frozenset(
 JAPANESE_CONTENT_POS = {"名詞", "動詞", "形容詞", "形状詞", "代名詞"}
 GENERIC_LEMMAS = frozenset(
     # verbs and nouns that carry grammar rather than content (する, ある, いる, なる, こと, もの, …)
-    "為る 有る 居る 成る 事 物 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
-    "make say tell let 私 僕 貴方 あなた 彼 彼女 i you he she".split()
+    "為る 有る 居る 成る 来る 行く 出来る 御座る 願う 事 物 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
+    "come make say tell let 私 僕 貴方 あなた 彼 彼女 i you he she".split()
 )
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
-ENGLISH_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.:]\d+)?")
+ENGLISH_WORD = re.compile(r"'(?:re|ve|ll|d|m|s)\b|[A-Za-z]+(?:'[a-z]+)?|\d+(?:[.:]\d+)?")
+
+FULL_WIDTH_LATIN = re.compile(r"[Ａ-Ｚａ-ｚ]+")
 
 _tagger: Tagger | None = None
 
@@ -77,6 +79,7 @@ class Word:
     form: str = ""
     detail: str = ""
     gloss: str = ""  # a loanword's source word, as UniDic records it (ブリッジ → bridge)
+    reading: str = ""  # the lemma's reading in katakana, as UniDic records it (麹室 → コウジムロ)
 
     @property
     def is_content(self) -> bool:
@@ -96,24 +99,39 @@ def _japanese(text: str) -> tuple[Word, ...]:
         feature = token.feature
         pos = JAPANESE_POS.get(feature.pos1, "function")
         lemma = feature.lemma or token.surface
-        if feature.pos2 == "数詞":
+        if token.surface in ("%", "％"):
+            pos, lemma = "noun", "percent"  # a unit, as the word パーセント's source says it
+        elif feature.pos2 == "数詞":
             value = number_value(token.surface)
             pos, lemma = "num", str(value) if value is not None else token.surface
-        elif pos == "verb" and feature.pos2 == "非自立可能":
-            pos = "aux_verb"  # て-form helpers: くれる, もらう, いる, しまう, …
+        elif pos == "verb" and feature.pos2 == "非自立可能" and _after_te(words):
+            pos = "aux_verb"  # て-form helpers: くれる, もらう, いる, しまう, … (上げる on its own is a verb)
         elif pos == "adj" and feature.pos2 == "非自立可能":
             pos = "aux_adj"  # ほしい, いい (as in 〜てもいい), ない
         elif pos == "noun" and feature.pos2 == "普通名詞" and (feature.pos3 or "") == "サ変可能":
             pos = "noun"  # 巡回, 報告: nouns that take する; kept as content
         head, _, origin = lemma.partition("-")
+        if FULL_WIDTH_LATIN.fullmatch(head):
+            head = token.surface  # ラック read as the acronym ＲＡＣ: keep the word as written
         gloss = origin.lower() if origin.isascii() and origin.isalpha() else ""  # UniDic: ブリッジ-bridge
-        words.append(Word(token.surface, head, pos, feature.cForm or "", feature.pos2 or "", gloss))
+        words.append(Word(token.surface, head, pos, feature.cForm or "", feature.pos2 or "", gloss,
+                          feature.lForm if feature.lForm and feature.lForm != "*" else ""))
     return tuple(words)
+
+
+def _after_te(words: list[Word]) -> bool:
+    """The previous token is the て/で of a て-form (or て+は/も: 〜てはいけない, 〜てもいい)."""
+    tail = words[-2:] if words and words[-1].lemma in ("は", "も") else words[-1:]
+    return bool(tail) and tail[0].pos == "particle" and tail[0].lemma in ("て", "で")
+
+
+CONTRACTION = re.compile(r"(?i)\b(?!let')(\w+)('(?:re|ve|ll|d|m|s))\b")
 
 
 def _english(text: str) -> tuple[Word, ...]:
     words = []
-    for raw in ENGLISH_WORD.findall(text.translate(APOSTROPHES)):
+    # "you're" is "you" + "'re": the pronoun stays a pronoun (n't stays on its verb: "don't")
+    for raw in ENGLISH_WORD.findall(CONTRACTION.sub(r"\1 \2", text.translate(APOSTROPHES))):
         lower = raw.lower()
         value = number_value(lower)
         if value is not None:
@@ -171,3 +189,62 @@ def proper_names(text: str) -> frozenset[str]:
         return frozenset(w.lemma.lower() for w in words if w.detail == "固有名詞")
     return frozenset(w.lemma.lower() for i, w in enumerate(words)
                      if i > 0 and w.pos == "noun" and w.surface[:1].isupper() and words[i - 1].surface not in ".!?")
+
+
+KANA_ROMAJI = dict(zip(
+    "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヲン"
+    "ガギグゲゴザジズゼゾダヂヅデドバビブベボパピプペポ",
+    "a i u e o ka ki ku ke ko sa shi su se so ta chi tsu te to na ni nu ne no ha hi fu he ho ma mi mu me mo "
+    "ya yu yo ra ri ru re ro wa o n ga gi gu ge go za ji zu ze zo da ji zu de do ba bi bu be bo pa pi pu pe po".split(),
+))
+SMALL_KANA = {"ャ": "ya", "ュ": "yu", "ョ": "yo"}
+
+
+def romaji(reading: str) -> str:
+    """A katakana reading in Hepburn romaji as English text writes Japanese words: long vowels
+    single (コウジ → koji, トウジ → toji), small ャュョ joined (キョウ → kyo), ッ doubling."""
+    out = ""
+    double = False
+    for kana in reading:
+        if kana in SMALL_KANA and out.endswith("i"):
+            palatal = out.endswith(("shi", "chi", "ji"))  # シャ sha, チュ chu, ジョ jo; キャ kya
+            out = out[:-1] + (SMALL_KANA[kana][1:] if palatal else SMALL_KANA[kana])
+            continue
+        if kana == "ッ":
+            double = True
+            continue
+        syllable = KANA_ROMAJI.get(kana, "")
+        if double and syllable:
+            syllable = syllable[0] + syllable
+            double = False
+        out += syllable
+    for long, short in (("ou", "o"), ("uu", "u"), ("oo", "o"), ("aa", "a"), ("ii", "i")):
+        out = out.replace(long, short)
+    return out
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def romanized_nouns(text: str) -> frozenset[str]:
+    """The Japanese nouns of a text (native and Sino-Japanese words), romanized (see ``romaji``)."""
+    if language(text) != "ja":
+        return frozenset()
+    return frozenset(romaji(w.reading) for w in analyze(text) if w.pos == "noun" and w.reading and not w.gloss
+                     and w.is_content and len(romaji(w.reading)) >= 4)
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def foreign_words(text: str) -> frozenset[str]:
+    """Words of an English text that are not English (simplemma does not know them): in a mission
+    about Japan, most are Japanese words in romaji ("the koji room")."""
+    if language(text) != "en":
+        return frozenset()
+    return frozenset(w.surface.lower() for w in analyze(text) if w.pos == "noun" and len(w.surface) >= 4
+                     and w.surface.isalpha() and not w.surface[:1].isupper()
+                     and not simplemma.is_known(w.surface.lower(), lang="en"))
+
+
+def romaji_bridge(english: str, japanese: str) -> frozenset[str]:
+    """The romaji words of an English text that a Japanese text says in Japanese: a word equal to,
+    or the start of, a romanized Japanese noun (koji → 麹室 コウジムロ kojimuro)."""
+    nouns = romanized_nouns(japanese)
+    return frozenset(word for word in foreign_words(english) if any(noun.startswith(word) for noun in nouns))

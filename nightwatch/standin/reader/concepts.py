@@ -1,0 +1,176 @@
+"""Actions: what an ask asks to have done, as a few coarse kinds shared by Japanese and English.
+
+Why this exists. Lemmas relate an ask to a prohibition only when both use the same word. People
+rarely do: a rule says "nobody goes up the stair" and the ask is "take me up to the lamp"; a rule
+says 「持ち出させない」 and the ask is 「譲っていただけませんか」; the rule is in English and the
+night in Japanese. So each verb is also read as one or more *actions*, from two sources:
+
+* **Phrasal particles** (English): the particle of a phrasal verb carries its direction whatever the
+  verb is — go/let/take/climb *up* is going up, *in* is entering, *out*/*off*/*home*/*away* is
+  leaving, and with a verb that does not move anyone (turn, knock, crank) *up*/*down* is raising or
+  lowering a setting, *off* is switching off, *on* switching on. Grammar, not vocabulary.
+* **A small bilingual table** (``ACTIONS`` below) of the commonest verbs of access and handling —
+  entering, leaving, going up or down, opening, handing over or taking away, using, switching off
+  or on, raising, lowering, changing, eating or drinking — in both languages. These are the verbs a request to a
+  watchman is made of in any domain, and the only way to relate 「入れて」 to "set foot in" without a
+  translation model.
+
+This is a limitation, stated plainly: an action outside the table, a synonym of a noun (handset
+for radio, cab for 運転台) and any translation of a noun are not bridged (katakana loanwords are,
+through UniDic's source word, and Japanese words an English text writes in romaji are, through
+UniDic's reading: see ``words.romaji_bridge``). The table names no place, thing or person of any
+story; a verb belongs to a kind because of what it means, not because a night uses it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nightwatch.standin.reader.text import language
+from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze
+from nightwatch.tokens.bounded_cache import bounded_cache
+
+ACTIONS: dict[str, frozenset[str]] = {
+    kind: frozenset(members.split()) for kind, members in {
+        "enter": "enter admit 入る 入れる 通す 立ち入る 入室 入場 立ち入り 踏み入れる set_foot",
+        "leave": "leave exit depart 出る 出す 出かける 出掛ける 出発 外出 発つ 抜け出す 出て行く 持ち出す",
+        "up": "climb ascend 上がる 上げる 登る 上る",
+        "down": "descend 下りる 降りる 下ろす 降ろす 下る",
+        "open": "open unlock unbolt 開ける 開く 解錠 開錠 開放",
+        "hand_over": "give hand_over lend loan sell borrow remove 渡す 貸す 貸し出す 譲る 売る 与える 持ち出す "
+                     "持ち帰る 借りる 分ける",
+        "use": "use operate 使う 使用 利用 操作",
+        "switch_off": "unplug restart reboot extinguish 消す 切る 落とす 止める 停止 抜く 再起動 消灯",
+        "switch_on": "ignite 点ける 付ける 点灯",
+        "raise": "raise increase 上げる 強める 明るい 高める",
+        "lower": "lower decrease reduce dim darken 下げる 弱める 暗い 絞る 落とす 低める",
+        "change": "change adjust alter set reset tweak 変える 変更 調整 弄る 触る",
+        "consume": "eat drink feed serve pour taste sip 食べる 飲む 注ぐ 味見 試飲 食わせる",
+    }.items()
+}
+"""The kinds of action, each with its commonest verbs (lemmas; set_foot is "set foot")."""
+IMPLIES = {"raise": "change", "lower": "change"}
+"""A specific action is also the general one (turning a setting up changes it), never the reverse:
+a rule against dimming the lamp says nothing about turning the heating up. Switching a thing on or
+off is not changing a setting: a rule on the thermostats says nothing about the kettle."""
+MOTION = frozenset({"enter", "leave", "up", "down"})
+PLACE_PARTICLES = frozenset({"に", "へ", "から", "まで"})
+
+MOVING = frozenset("go come get let take bring send move walk run climb head pull drive carry step".split())
+UP_DOWN_AS_MOTION = {"up": "up", "down": "down", "in": "enter", "inside": "enter", "into": "enter",
+                     "past": "enter", "out": "leave", "off": "leave", "home": "leave",
+                     "away": "leave", "outside": "leave"}
+UP_DOWN_AS_SETTING = {"up": "raise", "down": "lower", "off": "switch_off", "on": "switch_on"}
+PARTICLE_REACH = 4
+CONCESSIVE_EN = re.compile(r"(?i)\b(?:whatever|whoever|whichever|however|no matter)\b[^,.;:!?]*")
+SETTING_EN = re.compile(r"(?i)\b(?:when|while|whenever|before|after|because|since|until|till)\b[^,.;:!?]*")
+"""Clauses that only frame the ask (whatever reason they give; when she comes up): not what is asked."""
+
+
+def _english_actions(text: str) -> set[str]:
+    words = analyze(framing_removed(text))
+    found: set[str] = set()
+    for i, word in enumerate(words):
+        lemma = word.lemma.lower()
+        pair = f"{lemma}_{words[i + 1].lemma.lower()}" if i + 1 < len(words) else ""
+        if pair in _MEMBERS:
+            found |= _MEMBERS[pair]  # "set foot", "hand over"
+            continue
+        if word.pos != "noun":
+            continue
+        found |= _MEMBERS.get(lemma, set())
+        for later in words[i + 1 : i + 1 + PARTICLE_REACH]:
+            particle = later.surface.lower()
+            table = UP_DOWN_AS_MOTION if lemma in MOVING else UP_DOWN_AS_SETTING
+            if particle in table:
+                found.add(table[particle])
+                break
+            if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
+                break  # the next verb starts its own phrase
+    return found
+
+
+def phrasal_verbs(text: str) -> set[str]:
+    """The verbs of an English text's phrasal verbs ("switch" of "switch off"): sharing the verb
+    with an ask says nothing when the particle differs ("switch on"); ``actions`` compares them."""
+    if language(text) != "en":
+        return set()
+    words = [w.lemma.lower() for w in analyze(text)]
+    return {verb for verb, particle in zip(words, words[1:])
+            if particle in UP_DOWN_AS_SETTING or particle in UP_DOWN_AS_MOTION}
+
+
+def framing_removed(text: str) -> str:
+    """An English text without the clauses that only frame it (concessive, when/before/because …)."""
+    return SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text))
+
+
+def _japanese_actions(text: str) -> set[str]:
+    """The actions of a Japanese text. A verb that can move someone or change a thing (上げる: let
+    up / raise) reads as motion when its own clause names a place (「運転台に上げて」) and as the
+    other when its clause has an object and no place (「暖房を上げて」「コーヒーをいれて」)."""
+    words = analyze(text)
+    found: set[str] = set()
+    for i, kinds in _japanese_kinds(words):
+        clause = _own_clause(words, i)
+        placed = any(w.pos == "particle" and w.lemma in PLACE_PARTICLES for w in clause)
+        if placed and kinds & MOTION:
+            kinds = kinds & MOTION
+        elif not placed and any(w.pos == "particle" and w.lemma == "を" for w in clause):
+            kinds = kinds - MOTION
+        found |= kinds
+    return found
+
+
+def _own_clause(words: tuple[Word, ...], i: int) -> tuple[Word, ...]:
+    """The words before word ``i`` back to the previous verb, auxiliary or punctuation: its clause."""
+    start = i
+    while start > 0 and words[start - 1].pos not in ("verb", "aux_verb", "aux", "symbol"):
+        start -= 1
+    return words[start:i]
+
+
+def _japanese_kinds(words: tuple[Word, ...]) -> list[tuple[int, set[str]]]:
+    """The kinds of each action word, with its position (a prefix joined to its noun: 再 + 起動)."""
+    found: list[tuple[int, set[str]]] = []
+    for i, word in enumerate(words):
+        if _concessive(words, i):
+            continue
+        compound = word.lemma + words[i + 1].lemma if i + 1 < len(words) else ""
+        if word.pos == "prefix" and compound in _MEMBERS:
+            found.append((i, set(_MEMBERS[compound])))
+        elif word.pos in ("verb", "noun", "adj") and word.lemma in _MEMBERS:
+            found.append((i, set(_MEMBERS[word.lemma])))
+    return found
+
+
+def _concessive(words: tuple[Word, ...], i: int) -> bool:
+    """A verb of a concessive clause (誰に頼まれても, 理由があろうと): not what is asked or forbidden."""
+    if words[i].pos not in ("verb", "noun"):
+        return False
+    if words[i].form.startswith("意志推量形"):
+        return True
+    rest = [w for w in words[i + 1 : i + 5] if w.pos != "aux"]
+    return len(rest) >= 2 and rest[0].lemma in ("て", "で") and rest[1].lemma == "も" and rest[0].pos == "particle" \
+        and not (len(rest) > 2 and rest[2].pos in ("aux_adj", "adj", "aux_verb", "verb"))  # 〜てもいい is a permission
+
+
+_MEMBERS: dict[str, set[str]] = {}
+for _kind, _members in ACTIONS.items():
+    for _member in _members:
+        _MEMBERS.setdefault(_member, set()).add(_kind)
+
+
+TABLE_VERBS = frozenset(member for member in _MEMBERS if "_" not in member)
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def actions(text: str) -> frozenset[str]:
+    """The kinds of action a text names (see the module docstring), without the general kinds the
+    specific ones imply."""
+    return frozenset(_japanese_actions(text) if language(text) == "ja" else _english_actions(text))
+
+
+def implied(kinds: frozenset[str]) -> frozenset[str]:
+    """The kinds with the general kind each specific one implies (raising a setting changes it)."""
+    return kinds | {IMPLIES[kind] for kind in kinds if kind in IMPLIES}
