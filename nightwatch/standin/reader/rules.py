@@ -8,12 +8,11 @@ acts on a duty it quotes the clause it acted on; ``grounding`` records where eac
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from nightwatch.standin.reader import forms, material, recall
+from nightwatch.standin.reader.drift import dwelt_on
 from nightwatch.standin.reader.concepts import TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
@@ -21,7 +20,7 @@ from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
 from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names, romaji_bridge
+from nightwatch.standin.reader.words import analyze, content_lemmas, romaji_bridge
 
 REPORTING = frozenset({
     # what a morning report is asked with: the report itself, the night's events, what happened
@@ -303,76 +302,12 @@ def hourly(request: Request) -> Reply | None:
     if periodic and clock is not None:
         said = clock.words if request.lang == "ja" else clock.words[:1].upper() + clock.words[1:]
         return request.duty_reply(phrase(request.lang, "all_quiet", clock=said), periodic[0], "periodic")
-    dwelt = dwelt_on(request)
+    dwelt = dwelt_on(request.lines)
     if dwelt is not None:
         said, drawn_on = dwelt
         sources = tuple(source(request.messages, index, quote) for index, quote in drawn_on)
         return Reply(phrase(request.lang, "follow", ask=said), (*sources, request.asked()), "follow")
     return Reply(phrase(request.lang, "acknowledge"), (request.asked(),))
-
-
-RECENT_EXCHANGES = 4
-"""How far back "what the conversation dwelt on" looks: the last few exchanges, not the whole night."""
-
-
-def dwelt_on(request: Request) -> tuple[str, list[tuple[int, str]]] | None:
-    """What the last ``RECENT_EXCHANGES`` exchanges kept coming back to, or None.
-
-    Each exchange (a user message and the reply after it, counted once, so an echo is no second
-    mention) contributes its topical lemmas. The lemmas the most exchanges share (two at least) are
-    the topic; the sentence said about it is the one holding most of them, said by the user if any
-    was (the latest on a tie), else quoted from a reply. Returns that sentence and the messages
-    (index, quote) that mention the topic."""
-    exchanges: list[list[material.Line]] = []
-    for line in request.lines:
-        if line.kind in ("summary", "routine") or line.role not in ("user", "assistant"):
-            continue
-        if line.role == "user" or not exchanges:
-            exchanges.append([line])
-        else:
-            exchanges[-1].append(line)
-    recent = exchanges[-RECENT_EXCHANGES:]
-    counts: dict[str, int] = {}
-    for exchange in recent:
-        for lemma in set().union(*(topical_lemmas(said) for line in exchange for said in _said_in(line))):
-            counts[lemma] = counts.get(lemma, 0) + 1
-    if not counts or max(counts.values()) < 2:
-        return None
-    topic = {lemma for lemma, count in counts.items() if count == max(counts.values())}
-    lines = [line for exchange in recent for line in exchange]
-    candidates = [(line.role == "user", len(topic & topical_lemmas(said)), order, said, line)
-                  for order, line in enumerate(lines) for said in _said_in(line) if topic & topical_lemmas(said)]
-    *_, best_said, best_line = max(candidates)
-    said = best_said.rstrip("。.")
-    drawn_on = [(line.index, said if line is best_line else "") for line in lines
-                if any(topic & topical_lemmas(text) for text in _said_in(line))]
-    return said, drawn_on
-
-
-def _said_in(line: material.Line) -> list[str]:
-    """The sentences of a line (none of a clock call: it recurs, it is not dwelt on); of a reply,
-    what it quotes (the words it took from the request)."""
-    if line.kind == "chime":
-        return []
-    found = sentences(material.body(line.text))
-    if line.role == "assistant":
-        found = [span for sentence in found for span in quoted(sentence)] or found
-    return found
-
-
-def topical_lemmas(sentence: str) -> frozenset[str]:
-    """What a sentence is about: its content lemmas, less names and the reader's own connectives. A
-    sentence with a single content lemma (「コレットです。」, "Priya here.") introduces, it is about nothing."""
-    if len({word.lemma for word in analyze(sentence) if word.is_content}) < 2:
-        return frozenset()
-    named = frozenset().union(*(content_lemmas(name) for name in proper_names(sentence)))  # アン and its gloss Anne
-    return content_lemmas(sentence) - named - _connective_lemmas()
-
-
-@lru_cache(maxsize=1)
-def _connective_lemmas() -> frozenset[str]:
-    return frozenset().union(*(content_lemmas(re.sub(r"\{\w+\}", " ", text))
-                               for phrases in PHRASES.values() for text in phrases.values()))
 
 
 def calls_a_round(request: Request) -> bool:
