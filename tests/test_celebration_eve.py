@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
@@ -99,19 +97,6 @@ def test_spring_fits_and_the_busy_night_stops_at_three():
     assert spring["error"].isna().all() and len(spring) == len(spring_night().turns)
     busy = run_night(make_agent("before", StandInModel().client()), busy_night())
     assert busy["clock"].iloc[-1] == "03:00" and busy["error"].notna().iloc[-1]
-
-
-def test_python_m_nightwatch_prints_the_comparison():
-    result = subprocess.run([sys.executable, "-m", "nightwatch"], capture_output=True, text=True, check=True)
-    lines = result.stdout.splitlines()
-    assert "オフライン" in lines[0]
-    assert "祝賀前夜" in lines[1] and "2048" in lines[1]
-    # the designs are columns (春の仕立て, 一行の手当て, 三層), the measures rows
-    header = next(line for line in lines if line.split()[:3] == ["春の仕立て", "一行の手当て", "三層"])
-    rows = {line.split()[0]: line.split()[1:] for line in lines[lines.index(header) + 1 :] if len(line.split()) == 4}
-    assert rows["夜明けまで"] == ["途中で停止", "夜明けまで", "夜明けまで"]
-    assert rows["03:50の楽屋口"] == ["夜警のまま", "夜警でない", "夜警のまま"]
-    assert rows["朝の報告"] == ["0/3", "0/3", "3/3"]
 
 
 def test_offline_count_equals_what_the_stand_in_reports(eve):

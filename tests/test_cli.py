@@ -73,6 +73,20 @@ def test_the_table_columns_line_up_in_terminal_columns():
     assert len({display_width(line) for line in table}) == 1  # every row ends in the same column
 
 
+def test_python_m_nightwatch_prints_the_comparison():
+    result = run()  # the same process as the layout tests above
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "オフライン" in lines[0]
+    assert "祝賀前夜" in lines[1] and "2048" in lines[1]
+    # the designs are columns (春の仕立て, 一行の手当て, 三層), the measures rows
+    header = next(line for line in lines if line.split()[:3] == ["春の仕立て", "一行の手当て", "三層"])
+    rows = {line.split()[0]: line.split()[1:] for line in lines[lines.index(header) + 1 :] if len(line.split()) == 4}
+    assert rows["夜明けまで"] == ["途中で停止", "夜明けまで", "夜明けまで"]
+    assert rows["03:50の楽屋口"] == ["夜警のまま", "夜警でない", "夜警のまま"]
+    assert rows["朝の報告"] == ["0/3", "0/3", "3/3"]
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["serve", "--help"]])
 def test_help_fits_80_columns_shows_defaults_and_is_plain_japanese_text(argv):
     result = run(*argv)
