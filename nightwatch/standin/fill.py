@@ -14,7 +14,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from jsonschema import Draft202012Validator
 
 from nightwatch.standin.reader.text import number_value, similarity
 from nightwatch.standin.reader.words import content_lemmas
@@ -124,7 +123,7 @@ class Filler:
                 reasons.append(failed)
                 self._strings, self.numbers = saved
                 continue
-            if Draft202012Validator({**option, "$defs": self.root.get("$defs", {})}).is_valid(value):
+            if validator({**option, "$defs": self.root.get("$defs", {})}).is_valid(value):
                 return value
             self._strings, self.numbers = saved
         raise reasons[0] if reasons else Unfillable(path, "no alternative can be filled")
@@ -161,8 +160,16 @@ def fill_schema(schema: Mapping[str, Any], path: str, texts: Sequence[str], matc
                 numbers: Sequence[float] = (), fill_optional: bool = True) -> Any:
     """A value for ``schema`` from the request's own words, valid against it, or ``Unfillable``."""
     value = Filler(schema, texts, numbers, match_text, fill_optional).fill(schema, path)
-    errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    errors = sorted(validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
     if errors:
         where = ".".join([path, *(f"properties.{p}" if isinstance(p, str) else f"items" for p in errors[0].absolute_path)])
         raise Unfillable(where, errors[0].message)
     return value
+
+
+def validator(schema: dict[str, Any]):
+    """jsonschema's validator, imported on first use: importing jsonschema builds its IRI grammar
+    (seconds), and only requests that carry a schema need it; every notebook kernel would pay it."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema)
