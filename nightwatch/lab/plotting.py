@@ -124,10 +124,9 @@ def mark_compactions(ax: plt.Axes, turns: Sequence[int], color: str | None = Non
                    label=label if index == 0 else None)
 
 
-def is_tiered(requests: Sequence[Sequence[Message]], classify: Classify | None = None) -> bool:
+def is_tiered(requests: Sequence[Sequence[Message]]) -> bool:
     """Whether a design has tiers at all: some request of it carries a summary."""
-    classify = classify or request_tiers
-    return any("summary" in classify(messages) for messages in requests if messages)
+    return any("summary" in request_tiers(messages) for messages in requests if messages)
 
 
 def tier_labels(tiered: bool = True) -> dict[str, str]:
@@ -208,7 +207,6 @@ def plot_request_stacks(
     table = tier_table(requests, classify)
     if calls is not None:
         table.index = pd.Index(list(calls), name=table.index.name)
-    tiered = is_tiered(requests, classify) if tiered is None else tiered
     return plot_tier_stacks(ax, table, limit, refused, title, legend, reserve=reserve, clocks=clocks, tiered=tiered)
 
 
