@@ -51,6 +51,18 @@ def tokenize(text: str) -> list[int]:
     return get_encoding().encode(text, disallowed_special=())
 
 
+def to_openai_message(message: ChatMessage) -> dict[str, Any]:
+    """A LlamaIndex message as the API's: tool calls and tool_call_id carried over from additional_kwargs."""
+    plain: dict[str, Any] = {"role": MessageRole(message.role).value, "content": message.content or ""}
+    calls = message.additional_kwargs.get("tool_calls")
+    if calls:
+        plain["tool_calls"] = calls
+        plain["content"] = message.content or None
+    if "tool_call_id" in message.additional_kwargs:
+        plain["tool_call_id"] = message.additional_kwargs["tool_call_id"]
+    return plain
+
+
 class OpenAIClientLLM(CustomLLM):
     """A LlamaIndex LLM around any ``openai.OpenAI`` client (here the stand-in's)."""
 
@@ -63,14 +75,14 @@ class OpenAIClientLLM(CustomLLM):
         return LLMMetadata(context_window=self.context_window, num_output=256,
                            is_chat_model=True, model_name=self.model)
 
-    def _send(self, messages: list[dict[str, str]]) -> str:
+    def _send(self, messages: list[dict[str, Any]]) -> str:
         response = self.client.chat.completions.create(model=self.model, messages=messages)
         return response.choices[0].message.content or ""
 
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
-        plain = [{"role": MessageRole(m.role).value, "content": m.content or ""} for m in messages]
-        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=self._send(plain)))
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT,
+                                                content=self._send([to_openai_message(m) for m in messages])))
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
@@ -79,18 +91,6 @@ class OpenAIClientLLM(CustomLLM):
     @llm_completion_callback()
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponseGen:
         yield self.complete(prompt, formatted=formatted)
-
-
-def to_openai_message(message: ChatMessage) -> dict[str, Any]:
-    """A LlamaIndex message as the API's: tool calls and tool_call_id carried over from additional_kwargs."""
-    plain: dict[str, Any] = {"role": MessageRole(message.role).value, "content": message.content or ""}
-    calls = message.additional_kwargs.get("tool_calls")
-    if calls:
-        plain["tool_calls"] = calls
-        plain["content"] = message.content or None
-    if "tool_call_id" in message.additional_kwargs:
-        plain["tool_call_id"] = message.additional_kwargs["tool_call_id"]
-    return plain
 
 
 class OpenAIClientToolLLM(FunctionCallingLLM):
