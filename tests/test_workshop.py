@@ -14,7 +14,6 @@ import functools
 import itertools
 import linecache
 import os
-import time
 from pathlib import Path
 
 import matplotlib
@@ -276,10 +275,9 @@ def summarize(summary, overflow):
 def test_a_runaway_answer_is_stopped_and_the_report_names_the_call(name, source, call, monkeypatch):
     check = CHECKS[NAMES.index(name)]
     monkeypatch.setattr(check, "budget", harness.Budget(per_call=1, per_check=LOOSE))
-    started = time.monotonic()
     report = run_check(name, source)
-    assert time.monotonic() - started < LOOSE
     assert report.status == "failed" and len(report.items) == 1
+    # the per-call guard ended it (the per-check one, at LOOSE, would say チェック全体が…を超えた)
     assert "1 秒たっても終わらなかったので止めました" in report.message and call in report.message
     assert "呼びませんでした" not in str(report) and report.items[0].hint
 
