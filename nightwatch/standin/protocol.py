@@ -486,8 +486,3 @@ def stream_events(completion: Mapping[str, Any], include_usage: bool) -> Iterato
 
 def _event(body: Mapping[str, Any]) -> bytes:
     return b"data: " + json.dumps(body, ensure_ascii=False).encode() + b"\n\n"
-
-
-def fields_table() -> list[dict[str, str]]:
-    """The field table as rows (field, handling, why), in the order above: for a chapter or a report."""
-    return [{"field": name, "handling": rule.handling, "why": rule.why} for name, rule in FIELDS.items()]
