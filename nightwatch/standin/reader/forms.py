@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 
+import simplemma
+
 from nightwatch.standin.reader.words import (
     ENGLISH_DETERMINERS, WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze, language,
 )
@@ -31,8 +33,8 @@ PROHIBITIVE_NOUNS = frozenset({"禁止", "厳禁", "無用"})
 EN_NEGATORS = frozenset({"not", "never", "no", "nobody", "none", "nothing", "neither", "nor"})
 EN_NEGATIVE_VERBS = frozenset({"forbid", "prohibit", "refuse", "deny", "ban", "prevent", "avoid"})
 EN_MODALS = frozenset({"could", "would", "can", "will", "might"})
-EN_WANTING = frozenset({"want", "wants", "wanted", "ask", "asks", "asked", "need", "needs", "like", "tell", "tells",
-                        "told", "request", "requests", "requested", "beg", "begs", "wish", "wishes", "insist", "insists"})
+EN_WANTING = frozenset({"want", "ask", "need", "like", "tell", "request", "beg", "wish", "insist"})
+"""Lemmas of wanting and asking: any inflection (asks, asked, asking) passes an ask on."""
 EN_PERMISSION = frozenset({"fine", "okay", "ok", "allowed", "permission", "permitted", "authorised", "authorized",
                            "approved", "alright", "cleared"})
 EN_INTERROGATIVES = frozenset({"what", "who", "when", "where", "why", "how", "which", "is", "are", "was", "were",
@@ -66,20 +68,23 @@ def is_request(sentence: str) -> bool:
                 return True
         return _ends_in_te(words)
     lowered = [w.surface.lower() for w in words]
+    lemmas = [w.lemma.lower() for w in words]
     if "please" in lowered or "kindly" in lowered or "let's" in lowered:
         return True
     for i, word in enumerate(lowered[:-1]):
+        if lemmas[i] == "like" and i > 0 and lowered[i - 1] in ("would", "'d"):
+            return True  # "he'd like the code", "would like to sit in the cab"
         if word in EN_MODALS and lowered[i + 1] in ("you", "we", "i", "my", "our") and is_question(sentence):
             return True  # "Could you…?", "Could we…?", "Could my kids…?"
         if word in EN_MODALS and lowered[i + 1] == "it" and "if" in lowered[i + 2 : i + 6]:
             return True  # "Would it be all right if I…"
         if word in ("want", "wants", "wanted", "need", "needs"):
             return True  # someone wants something done or had: an ask, however it is passed on
-        if word in EN_WANTING and "to" in lowered[i + 1 : i + 5]:
+        if lemmas[i] in EN_WANTING and "to" in lowered[i + 1 : i + 5]:
             return True
-        if word in EN_WANTING and lowered[i + 1] in ("if", "whether", "for"):
+        if lemmas[i] in EN_WANTING and lowered[i + 1] in ("if", "whether", "for"):
             return True
-        if word in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
+        if lemmas[i] in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
             return True  # "wants the gate opened"
     return any(is_english_imperative(clause) for clause in CLAUSE_BREAK.split(sentence))
 
@@ -110,7 +115,10 @@ def is_english_imperative(sentence: str) -> bool:
     if first.pos != "noun" or first.surface[:1].isupper() and first is not analyze(sentence)[0]:
         return False
     base = first.lemma == first.surface.lower()
-    return base and len(lowered) > 1 and lowered[1] in ENGLISH_DETERMINERS
+    second = words[1] if len(words) > 1 else None
+    named = second is not None and second.surface[:1].isupper() and second.pos == "noun" \
+        and simplemma.is_known(first.surface.lower(), lang="en")  # "Let Meg in", not "Sumburgh Head"
+    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or named)
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -179,10 +187,13 @@ def is_negated(sentence: str) -> bool:
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_scene(sentence: str) -> bool:
-    """Only who or where: a copula and no other verb ("You are X." 「あなたは…です。」)."""
+    """Only who or where: a copula and no other verb ("You are X." 「あなたは…です。」). A Japanese
+    sentence that ends on a noun taking する (「異常は全部記録。」) states an action, like a verb."""
     words = analyze(sentence)
     if language(sentence) == "ja":
-        return not any(w.pos in ("verb", "aux_verb") for w in words) and not is_negated(sentence)
+        last = next((w for w in reversed(words) if w.pos not in ("symbol", "particle", "aux")), None)
+        return not any(w.pos in ("verb", "aux_verb") for w in words) and not is_negated(sentence) \
+            and not (last is not None and last.verbal)
     lowered = [w.surface.lower() for w in words]
     return len(lowered) > 1 and lowered[0] in ("you", "you're", "this", "tonight") and \
         (lowered[1] in EN_COPULAS or lowered[0] == "you're") and not is_request(sentence) and \

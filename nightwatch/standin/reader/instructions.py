@@ -12,8 +12,8 @@ The rule, stated once:
   A mission that merely opens with "申し送り:" and goes on with its duties is still a mission.
 * Every sentence or list item of an instruction message is a duty, unless it only sets the scene
   (who you are, where: a copula and no other verb, ``forms.is_scene``), tells what happened (a
-  statement in the past tense: a record), or only announces the list that follows (次の, 以下,
-  following, below).
+  statement in the past tense: a record), only announces the list that follows (次の, 以下,
+  following, below), or is the message's title (a first line with no verb and no closing stop).
 
 Duty kinds come from the clause's features (``forms`` and ``words``): *periodic* (a distributive,
 毎 / ごと / おき / every / each / hourly, with a unit of time), *prohibition* (a negated or forbidden
@@ -90,8 +90,11 @@ def _clean(line: str) -> str:
 def duty_clauses(content: str) -> list[str]:
     """The duty clauses of one instruction text, in order (see the module's rule)."""
     clauses: list[str] = []
-    for line in content.splitlines():
+    lines = [line for line in content.splitlines() if line.strip()]
+    for number, line in enumerate(lines):
         enumerated = bool(ENUMERATOR.match(line))
+        if number == 0 and len(lines) > 1 and not enumerated and _is_heading(line):
+            continue
         for sentence in sentences(line):
             clause = _clean(sentence)
             if not clause or clause.endswith((":", "：")) or forms.is_scene(clause) or forms.tells_what_happened(clause):
@@ -102,6 +105,13 @@ def duty_clauses(content: str) -> list[str]:
                 continue
             clauses.append(clause)
     return clauses
+
+
+def _is_heading(line: str) -> bool:
+    """A first line with no verb and no closing stop, more lines under it: a title (「…　夜間監視」)."""
+    words = analyze(line)
+    return not line.rstrip().endswith(("。", ".", "!", "！")) and not any(w.pos in ("verb", "aux_verb") for w in words) \
+        and not forms.is_negated(line)
 
 
 def kind_of(clause: str) -> DutyKind:

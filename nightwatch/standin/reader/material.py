@@ -180,10 +180,12 @@ def events(lines: list[Line], known: str = "") -> list[Line]:
 
 
 def facts(lines: list[Line]) -> list[Line]:
-    """Sentences a question can be answered from: notes, statements, summary items, replies."""
+    """Sentences a question can be answered from: notes, statements, summary items. The watchman's
+    own replies are not among them: what he said back (an acknowledgement, a duty he quoted) is not
+    something he was told."""
     out = []
     for line in lines:
-        if line.kind in ("question", "chime", "routine"):
+        if line.kind in ("question", "chime", "routine", "reply"):
             continue
         for sentence in sentences(body(line.text)):
             if not is_question(sentence):

@@ -16,14 +16,14 @@ import simplemma
 
 from nightwatch.standin.reader import forms, material
 from nightwatch.standin.reader.text import quoted, sentences, similarity
-from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names, subject_lemmas
+from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names, same_word, subject_lemmas
 
-RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "memory", "forget", "forgot"})
+RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "remind", "memory", "forget", "forgot"})
 """The words of being asked to remember."""
 RECALLING = RECALL_WORDS | {"知る", "know", "書く", "write", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
 FOCUS = frozenset({
     # what kind of answer is wanted, not what it is about: "the *name* of the boat", 「理由」
-    "name", "number", "reason", "time", "kind", "type", "colour", "color", "place", "way", "company", "much", "many",
+    "name", "number", "reason", "time", "kind", "type", "sort", "colour", "color", "place", "way", "company", "much", "many",
     "名前", "番号", "理由", "種類", "場所", "時間", "時刻", "何時", "方", "話", "こと", "事",
 })
 WHEN_ASKED = frozenset({"night", "tonight", "evening", "morning", "last", "early", "earlier", "today",
@@ -85,9 +85,9 @@ def _sources(topic: str) -> dict[str, str]:
 
 
 def _holds(lemma: str, lemmas: frozenset[str]) -> bool:
-    """The lemma, or a Japanese compound whose head it is (音 in 異音, 人 in 一人)."""
-    return lemma in lemmas or (not lemma.isascii() and not lemma.isdecimal()
-                               and any(len(other) > len(lemma) and other.endswith(lemma) for other in lemmas))
+    """The lemma, or the same Japanese word in another shape (``words.same_word``: 音 in 異音,
+    釣り in 釣り人, 酔っ払う for 酔っ払い)."""
+    return lemma in lemmas or any(same_word(lemma, other) for other in lemmas)
 
 
 def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, float] | None = None) -> float:

@@ -203,13 +203,39 @@ def asks_for_duties(question: str) -> bool:
         found = content_lemmas(sentence) | forms.lemmas(sentence)
         if DUTY_WORDS & found:
             return True
-        if RECALL_WORDS & found:
+        if _what_you_were_told(sentence):
+            return True
+        if RECALL_WORDS - {"remind"} & found:
             continue
         if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
             return True
         if _what_you_are_doing(sentence):
             return True
     return False
+
+
+INSTRUCTING = frozenset({"ask", "tell", "instruct", "order", "assign", "charge", "give",
+                         "頼む", "任せる", "言い付ける", "命じる", "指示", "言う"})
+
+
+PASSIVE_AUXILIARIES = frozenset({"be", "is", "are", "am", "was", "were", "been", "being", "get", "got", "'re"})
+
+
+def _what_you_were_told(sentence: str) -> bool:
+    """Asks what "you" were told or asked to do: the second person, then a verb of instructing in
+    the passive, followed in English by its infinitive ("what you were asked to look after",
+    「あなたが頼まれたこと」); "what you were told about the cat" asks for a fact."""
+    words = analyze(sentence)
+    you = next((i for i, w in enumerate(words) if w.lemma.lower() in SECOND_PERSON), None)
+    if you is None:
+        return False
+    after = words[you + 1 :]
+    if language(sentence) == "en":
+        return any(w.lemma.lower() in INSTRUCTING and w.surface.lower() != w.lemma.lower() and 0 < i < len(after) - 1
+                   and after[i - 1].surface.lower() in PASSIVE_AUXILIARIES and after[i + 1].surface.lower() == "to"
+                   for i, w in enumerate(after))
+    return any(w.lemma in INSTRUCTING and i + 1 < len(after) and after[i + 1].lemma in ("れる", "られる")
+               for i, w in enumerate(after))
 
 
 EN_PAST_MARKS = frozenset({"did", "was", "were", "had", "'d", "said", "told", "saw", "heard"})
@@ -341,7 +367,7 @@ def forbidden(request: Request) -> Reply | None:
     asking = [" ".join(unit) for unit in units if any(forms.is_request(s) or forms.claims_permission(s) for s in unit)]
     if not asking:
         return None
-    asked = set(content_lemmas(question)) | directions(question)  # the ask and the scene it is made in
+    asked = (set(content_lemmas(question)) | directions(question)) - ASKING  # the ask and its scene
     rare = rare_lemmas(request) & set().union(*(content_lemmas(s) for s in asking))
     doing = implied(frozenset().union(*(actions(s) for s in asking)))
     named = set().union(*(noun_chains(s) for s in asking))
@@ -402,10 +428,16 @@ def targets(clause: str) -> set[str]:
     return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
 
 
+ASKING = frozenset({"頼む", "願う", "依頼", "ask", "request", "beg"})
+"""Verbs of asking: the form of a request (「誰に頼まれても」, "whoever asks"), never what it is about."""
+
+
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:
     """The ask shares with the duty its action (a verb, or a compound of it: 貸す / 貸し出す), a
-    word the night seldom uses, or two content lemmas."""
+    word the night seldom uses, or two content words (a loanword and its source word are one:
+    ブザー, buzzer)."""
     shared = ((content_lemmas(clause) | directions(clause)) & asked) - TIME_FRAME  # "until dawn" frames, it does not act
+    shared -= {w.gloss for w in analyze(clause) if w.gloss and w.lemma.lower() in shared}
     verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
     kin = {verb for verb in verbs for lemma in asked if lemma[:1] == verb[:1] and not lemma[:1].isascii()
            and len(lemma) > 1 and lemma[-1] in "うくぐすつぬぶむるえけげせてねべめれ"}

@@ -159,7 +159,7 @@ def _hour(word: str) -> int:
 @bounded_cache(READ_CACHE_ENTRIES, READ_CACHE_BYTES)
 def find_clock(text: str) -> Clock | None:
     """The first clock time named in ``text``, in any common form: 三時, 午前2時, 3時半, 03:00,
-    3 a.m., three o'clock, half past two, midnight. The hour is 0-23 where a.m./p.m. or 午前/午後
+    3 a.m., three o'clock, half past two, midnight, or a bare hour ("Four."). The hour is 0-23 where a.m./p.m. or 午前/午後
     say which; otherwise as said."""
     found = []
     for match in CLOCK_JA.finditer(text):
@@ -188,7 +188,16 @@ def find_clock(text: str) -> Clock | None:
                 hour = 0
             clock = Clock(hour % 24, match["n6"] or match.group(0))  # "the clock says eleven": eleven
         found.append((match.start(), clock))
+    if not found and (bare := _bare_hour(text)) is not None:
+        found.append((0, bare))
     return min(found, key=lambda pair: pair[0])[1] if found else None
+
+
+def _bare_hour(text: str) -> Clock | None:
+    """A message that is nothing but an hour's numeral ("Four.", 「四。」, "11"): the clock speaking."""
+    said = text.strip().rstrip(".。!！")
+    value = number_value(said)
+    return Clock(value % 24, said) if value is not None and 1 <= value <= 24 else None
 
 
 QUOTED = re.compile(r"「([^」]+)」|\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<![\w])'(.+?[.?!,])'(?![\w])")

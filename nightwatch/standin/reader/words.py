@@ -80,6 +80,7 @@ class Word:
     detail: str = ""
     gloss: str = ""  # a loanword's source word, as UniDic records it (ブリッジ → bridge)
     reading: str = ""  # the lemma's reading in katakana, as UniDic records it (麹室 → コウジムロ)
+    verbal: bool = False  # a Japanese noun that takes する (記録, 閉鎖): a sentence may end on it as on a verb
 
     @property
     def is_content(self) -> bool:
@@ -104,24 +105,33 @@ def _japanese(text: str) -> tuple[Word, ...]:
         elif feature.pos2 == "数詞":
             value = number_value(token.surface)
             pos, lemma = "num", str(value) if value is not None else token.surface
-        elif pos == "verb" and feature.pos2 == "非自立可能" and _after_te(words):
+        elif pos == "verb" and feature.pos2 == "非自立可能" and _after_te(words, lemma):
             pos = "aux_verb"  # て-form helpers: くれる, もらう, いる, しまう, … (上げる on its own is a verb)
         elif pos == "adj" and feature.pos2 == "非自立可能":
             pos = "aux_adj"  # ほしい, いい (as in 〜てもいい), ない
-        elif pos == "noun" and feature.pos2 == "普通名詞" and (feature.pos3 or "") == "サ変可能":
-            pos = "noun"  # 巡回, 報告: nouns that take する; kept as content
         head, _, origin = lemma.partition("-")
         if FULL_WIDTH_LATIN.fullmatch(head):
             head = token.surface  # ラック read as the acronym ＲＡＣ: keep the word as written
         gloss = origin.lower() if origin.isascii() and origin.isalpha() else ""  # UniDic: ブリッジ-bridge
         words.append(Word(token.surface, head, pos, feature.cForm or "", feature.pos2 or "", gloss,
-                          feature.lForm if feature.lForm and feature.lForm != "*" else ""))
+                          feature.lForm if feature.lForm and feature.lForm != "*" else "",
+                          pos == "noun" and (feature.pos3 or "") == "サ変可能"))
     return tuple(words)
 
 
-def _after_te(words: list[Word]) -> bool:
-    """The previous token is the て/で of a て-form (or て+は/も: 〜てはいけない, 〜てもいい)."""
-    tail = words[-2:] if words and words[-1].lemma in ("は", "も") else words[-1:]
+AFTER_TE_WA_MO = frozenset({"行ける", "いける", "構う", "成る"})
+"""The helpers that follow て+は/も (〜てはいけない, 〜ても構わない, 〜てはならない); any other verb there
+is a verb of its own (「頼まれても切らない」)."""
+
+
+def _after_te(words: list[Word], lemma: str) -> bool:
+    """The previous token is the て/で of a て-form (or て+は/も before one of AFTER_TE_WA_MO)."""
+    if words and words[-1].lemma in ("は", "も"):
+        if lemma not in AFTER_TE_WA_MO:
+            return False
+        tail = words[-2:]
+    else:
+        tail = words[-1:]
     return bool(tail) and tail[0].pos == "particle" and tail[0].lemma in ("て", "で")
 
 
@@ -159,6 +169,25 @@ def content_lemmas(text: str) -> frozenset[str]:
             if word.gloss:
                 found.add(simplemma.lemmatize(word.gloss, lang="en"))  # the bridge between a mission and a night
     return frozenset(found)
+
+
+CONTINUATIVE = dict(zip("うくぐすつぬぶむる", "いきぎしちにびみり"))
+"""A godan verb's last kana and the kana of its continuative form, which is also its noun (釣る → 釣り)."""
+
+
+def same_word(wanted: str, lemma: str) -> bool:
+    """The same word in another shape, for Japanese lemmas: equal; a verb and the noun made of its
+    continuative form (酔っ払う, 酔っ払い); a compound and its first or last part of two or more
+    characters (釣り人 and 釣り, 異音 and 音)."""
+    if wanted == lemma:
+        return True
+    if wanted.isascii() or lemma.isascii() or wanted.isdecimal() or lemma.isdecimal():
+        return False
+    for verb, noun in ((wanted, lemma), (lemma, wanted)):
+        if len(verb) >= 2 and verb[-1] in CONTINUATIVE and noun == verb[:-1] + CONTINUATIVE[verb[-1]]:
+            return True
+    short, long = sorted((wanted, lemma), key=len)
+    return len(long) > len(short) and (long.endswith(short) or (len(short) >= 2 and long.startswith(short)))
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
