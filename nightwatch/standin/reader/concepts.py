@@ -62,6 +62,7 @@ UP_DOWN_AS_MOTION = {"up": "up", "down": "down", "in": "enter", "inside": "enter
                      "away": "leave", "outside": "leave"}
 UP_DOWN_AS_SETTING = {"up": "raise", "down": "lower", "off": "switch_off", "on": "switch_on"}
 PARTICLE_REACH = 4
+POSSESSIVES = frozenset("its his her their my your our".split())
 CONCESSIVE_EN = re.compile(r"(?i)\b(?:whatever|whoever|whichever|however|no matter)\b[^,.;:!?]*")
 SETTING_EN = re.compile(r"(?i)\b(?:when|while|whenever|before|after|because|since|until|till)\b[^,.;:!?]*")
 """Clauses that only frame the ask (whatever reason they give; when she comes up): not what is asked."""
@@ -79,9 +80,11 @@ def _english_actions(text: str) -> set[str]:
         if word.pos != "noun":
             continue
         found |= _MEMBERS.get(lemma, set())
-        for later in words[i + 1 : i + 1 + PARTICLE_REACH]:
+        for at, later in enumerate(words[i + 1 : i + 1 + PARTICLE_REACH], start=i + 1):
             particle = later.surface.lower()
             table = UP_DOWN_AS_MOTION if lemma in MOVING else UP_DOWN_AS_SETTING
+            if table is UP_DOWN_AS_SETTING and at + 1 < len(words) and words[at + 1].surface.lower() in POSSESSIVES:
+                break  # "stays on its hook": a preposition before a place, no setting switched
             if particle in table:
                 found.add(table[particle])
                 break

@@ -99,7 +99,7 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
     wanted = topic_lemmas(topic)
     if not wanted:
         return 0.0
-    weights = weights or {}
+    weights = {lemma: (weights or {}).get(lemma, 1.0) * _naming_weight(lemma, topic) for lemma in wanted}
     own, around = content_lemmas(text), content_lemmas(context) if context else frozenset()
     sources = _sources(topic)
     own |= {lemma for lemma, source in sources.items() if source in own}
@@ -114,6 +114,18 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
     if named and not named & (own | around):
         return share / 2  # asked about 若林さん, the fact is about someone else
     return share
+
+
+DESCRIBING_WEIGHT = 0.5
+
+
+def _naming_weight(lemma: str, topic: str) -> float:
+    """A noun names what the question is about and weighs 1; a verb or an adjective describes it,
+    and is often said in other words than the fact used (leaking / dripping, 変な / 聞き慣れない): half."""
+    words = analyze(topic)
+    kinds = {"adj" if i + 1 < len(words) and words[i + 1].surface == "な" else w.pos  # 変な: an adjective
+             for i, w in enumerate(words) if w.lemma.lower() == lemma}
+    return DESCRIBING_WEIGHT if kinds and kinds <= {"verb", "adj"} else 1.0
 
 
 def _names_an_action(topic: str) -> bool:

@@ -39,6 +39,8 @@ TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜�
 DOING = frozenset({"do", "為る", "やる", "遣る"})
 TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "bring",
                      "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
+ASKING = frozenset({"頼む", "願う", "依頼", "ask", "request", "beg"})
+"""Verbs of asking: the form of a request (「誰に頼まれても」, "whoever asks"), never what it is about."""
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
 RECALL_WORDS = recall.RECALL_WORDS
 KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
@@ -161,7 +163,7 @@ def asks_for_report(request: Request) -> bool:
         if RECALL_WORDS & found or DUTY_WORDS & found:
             continue
         asked_about = content_lemmas(framing_removed(sentence)) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING \
-            - recall.WHEN_ASKED
+            - recall.WHEN_ASKED - ASKING
         if REPORTING & found and len(asked_about) <= 2:
             return True
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
@@ -426,10 +428,6 @@ def noun_chains(text: str, targets_only: bool = False) -> set[str]:
 def targets(clause: str) -> set[str]:
     """What a Japanese prohibition is about: its compound nouns that are not mere modifiers."""
     return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
-
-
-ASKING = frozenset({"頼む", "願う", "依頼", "ask", "request", "beg"})
-"""Verbs of asking: the form of a request (「誰に頼まれても」, "whoever asks"), never what it is about."""
 
 
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:

@@ -176,16 +176,16 @@ CONTINUATIVE = dict(zip("うくぐすつぬぶむる", "いきぎしちにびみ
 
 
 def same_word(wanted: str, lemma: str) -> bool:
-    """The same word in another shape, for Japanese lemmas: equal; a verb and the noun made of its
-    continuative form (酔っ払う, 酔っ払い); a compound and its first or last part of two or more
-    characters (釣り人 and 釣り, 異音 and 音)."""
+    """The same word in another shape, for Japanese lemmas: equal; a verb and a word made from its
+    continuative form (酔っ払う and the noun 酔っ払い, 入る and the compound verb 入り込む); a compound
+    and its last part, or its first part of two or more characters (異音 and 音, 釣り人 and 釣り)."""
     if wanted == lemma:
         return True
     if wanted.isascii() or lemma.isascii() or wanted.isdecimal() or lemma.isdecimal():
         return False
-    for verb, noun in ((wanted, lemma), (lemma, wanted)):
-        if len(verb) >= 2 and verb[-1] in CONTINUATIVE and noun == verb[:-1] + CONTINUATIVE[verb[-1]]:
-            return True
+    for verb, other in ((wanted, lemma), (lemma, wanted)):
+        if len(verb) >= 2 and verb[-1] in CONTINUATIVE and other.startswith(verb[:-1] + CONTINUATIVE[verb[-1]]):
+            return True  # the noun 釣り, the compound verb 入り込む
     short, long = sorted((wanted, lemma), key=len)
     return len(long) > len(short) and (long.endswith(short) or (len(short) >= 2 and long.startswith(short)))
 
