@@ -23,8 +23,9 @@ from nightwatch.workshop.stage import perform
 EXERCISE = "演習1「拒まれる回を予言する」"
 EXAMPLE_TEXT = "申し送りの確認です。西回廊の荷に異常はありません。"
 EXAMPLE_LIMIT = 2048
-CLAUSES = ["申し送りの確認です。", "西回廊の荷に異常はありません。", "楽屋口の鍵は掛かっています。", "職人さんたちは袖で休んでいます。",
-           "客席の灯りはすべて落としました。", "搬入口の大太鼓は、まだ置いたままです。", "祝賀の花は二階の貴賓席にあります。"]
+CLAUSES = ["申し送りの確認です。", "西回廊の荷に異常はありません。", "楽屋口の鍵は掛かっています。",
+           "職人さんたちは袖で休んでいます。", "客席の灯りはすべて落としました。",
+           "搬入口の大太鼓は、まだ置いたままです。", "祝賀の花は二階の貴賓席にあります。"]
 ITEMS = [  # (what is checked, the hint when it fails)
     ("例の夜（上限 2,048・例の往復）で予言が当たる",
      "例の数字で、1回目・2回目…とリクエストの大きさを手で足していってみましょう。"),
@@ -60,9 +61,12 @@ def judge(predict, text: str, limit: int, label: str) -> str:
         return mark(False, where, str(error))
     seen = sizes(text, limit, max(2, (limit - first) // step + 4))
     actual = len(seen)
-    happened = (f"{actual - 1}回目 {seen[-2]:,} トークンは通り、" if actual > 1 else "") + f"{actual}回目 {seen[-1]:,} トークンで拒まれた"
-    if guess is None or isinstance(guess, bool) or not isinstance(guess, numbers.Real) or not float(guess).is_integer():
-        problem = "予言が None でした（return を書き忘れていませんか）" if guess is None else f"予言 {guess!r} は回数（整数）ではありません"
+    happened = (f"{actual - 1}回目 {seen[-2]:,} トークンは通り、" if actual > 1 else "") + \
+        f"{actual}回目 {seen[-1]:,} トークンで拒まれた"
+    whole = isinstance(guess, numbers.Real) and not isinstance(guess, bool) and float(guess).is_integer()
+    if not whole:
+        problem = ("予言が None でした（return を書き忘れていませんか）" if guess is None
+                   else f"予言 {guess!r} は回数（整数）ではありません")
         return mark(False, where, f"{problem}。実際は {actual}回目（{happened}）")
     return mark(int(guess) == actual, where, f"予言 {int(guess)}回目／実際 {actual}回目（{happened}）")
 
@@ -75,10 +79,9 @@ def cases() -> list[list[tuple[str, int, str]]]:
     for text in texts[:3]:
         (first, step), steps = growth(text), rng.randint(6, 24)
         groups[1].append((text, first + steps * step + rng.randint(1, step - 1), f"{len(text)}文字の往復"))
-    for text, offset in zip(texts[3:], (0, -1)):
+    for text, offset, label in zip(texts[3:], (0, -1), ("あるリクエストがちょうど上限", "上限がちょうどより 1 小さい")):
         first, step = growth(text)
-        groups[2].append((text, first + rng.randint(6, 20) * step + offset,
-                          "あるリクエストがちょうど上限" if offset == 0 else "上限がちょうどより 1 小さい"))
+        groups[2].append((text, first + rng.randint(6, 20) * step + offset, label))
     groups[3].append((texts[0], math.ceil(growth(texts[0])[0] / 3), "小さすぎる上限"))
     return groups
 
@@ -90,6 +93,7 @@ def cases() -> list[list[tuple[str, int, str]]]:
 def check_refused_call(predict_refused_call) -> CheckReport:
     """Check ``predict_refused_call(limit, first_request_tokens, per_exchange_tokens) -> int``."""
     evidence = [[judge(predict_refused_call, *case) for case in group] for group in cases()]
-    only_example = evidence[0][0].startswith("✓") and all(line.startswith("✗") for lines in evidence[1:] for line in lines)
+    only_example = evidence[0][0].startswith("✓") and all(line.startswith("✗") for lines in evidence[1:]
+                                                          for line in lines)
     return verdict(EXERCISE, ITEMS, evidence, message="例の夜だけ当たっています。答えの数を直接書いていませんか？ "
                    "引数から計算してください。" if only_example else "")

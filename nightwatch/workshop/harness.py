@@ -7,8 +7,7 @@ the watcher the call's label as it starts and ends; a call over ``Budget.per_cal
 ``Budget.per_check``, is ended with SIGKILL, which no ``try/except BaseException`` in the answer can
 swallow, and the report names the call. A placeholder's NotImplementedError, an interrupt or an
 ``exit()`` ends the check at once: no more nights are played. What the answer prints is capped and
-shown in the notes. A part of ``nightwatch`` replaced after import fails the check, named. Without
-``os.fork`` (Windows) the check runs in-process with no time limit.
+shown in the notes. Without ``os.fork`` (Windows) the check runs in-process with no time limit.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import io
 import multiprocessing
 import os
 import signal
-import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -31,8 +29,10 @@ from nightwatch.workshop.report import CheckItem, CheckReport, describe_error, n
 PRINT_CAP, PRINT_SHOWN = 2000, 300  # characters of the answer's printing kept, and shown
 RUNAWAY_HINT = ("終わらないループになっていませんか。while の条件がいつか偽になるか、try/except で"
                 "止める合図まで握りつぶしていないか確かめましょう。")
-SLOW_HINT = "呼び出しの一つひとつが遅すぎます。同じ計算を何度も繰り返していないか、time.sleep が残っていないか確かめましょう。"
+SLOW_HINT = ("呼び出しの一つひとつが遅すぎます。同じ計算を何度も繰り返していないか、"
+             "time.sleep が残っていないか確かめましょう。")
 EXIT_HINT = "答えの中で os._exit など、プロセスを止める呼び出しをしていないか確かめましょう。"
+UNEXPECTED_HINT = "答えのコードが例外を投げていないか確かめてください。直らなければ進行役に声をかけてください。"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +60,7 @@ class Stopped(BaseException):
 
 
 class CappedOutput(io.StringIO):
-    """Stands in for stdout/stderr during a call: keeps the first ``PRINT_CAP`` characters, counts the rest."""
+    """Stdout and stderr during a call: keeps the first ``PRINT_CAP`` characters, counts the rest."""
 
     total = 0
 
@@ -73,11 +73,11 @@ class CappedOutput(io.StringIO):
 class Harness:
     """Calls the participant's code for one check, telling the watcher which call is running."""
 
-    def __init__(self, send: Callable[[tuple], None] | None = None) -> None:
-        self.output, self.send = CappedOutput(), send or (lambda message: None)
+    def __init__(self, send: Callable[[tuple], None] = lambda message: None) -> None:
+        self.output, self.send = CappedOutput(), send
 
     def call(self, function: Callable[..., Any], *args: Any, label: str) -> Any:
-        """``function(*args)``; a failure becomes a ``ParticipantError`` naming ``label``, an exit ``Stopped``."""
+        """``function(*args)``; a failure is a ``ParticipantError`` naming ``label``, an exit ``Stopped``."""
         self.send(("call", label))
         try:
             with contextlib.redirect_stdout(self.output), contextlib.redirect_stderr(self.output):
@@ -101,12 +101,13 @@ class Harness:
             function, *args, label=f"{name}({', '.join(short(repr(arg), 24) for arg in args)})"))
 
     def notes(self) -> tuple[str, ...]:
-        shown = short(self.output.getvalue(), PRINT_SHOWN)
-        return (f"答えの print の出力（{self.output.total:,} 文字。最初の {min(self.output.total, PRINT_SHOWN)}"
-                f" 文字だけ表示）: {shown}",) if self.output.total else ()
+        total, shown = self.output.total, short(self.output.getvalue(), PRINT_SHOWN)
+        return (f"答えの print の出力（{total:,} 文字。最初の {min(total, PRINT_SHOWN)} 文字だけ表示）: {shown}",
+                ) if total else ()
 
 
-def failed(exercise: str, title: str, line: str, hint: str, message: str = "", notes: Sequence[str] = ()) -> CheckReport:
+def failed(exercise: str, title: str, line: str, hint: str, message: str = "",
+           notes: Sequence[str] = ()) -> CheckReport:
     """A check that could not judge the answer's items: one failed item saying why."""
     return CheckReport(exercise, "failed", (CheckItem(title, False, (line,), hint),), message, tuple(notes))
 
@@ -157,54 +158,13 @@ def run_guarded(exercise: str, budget: Budget, judge: Callable[[Harness], CheckR
         os.waitpid(pid, 0)
 
 
-def _parts() -> dict[str, int]:
-    """id() of every function and class of every loaded nightwatch module, and of their methods."""
-    parts = {}
-    for module_name, module in list(sys.modules.items()):
-        for name, value in list(vars(module).items()) if module_name.startswith("nightwatch") and module else []:
-            if callable(value) or type(value) is type(sys):
-                parts[f"{module_name}.{name}"] = id(value)
-            if isinstance(value, type) and value.__module__ == module_name:
-                parts.update({f"{module_name}.{name}.{attribute}": id(member) for attribute, member in vars(value).items()
-                              if callable(member) or isinstance(member, (property, staticmethod, classmethod))})
-    return parts
-
-
-_ORIGINAL: dict[str, int] = {}
-
-
-def replaced_parts() -> list[str]:
-    """Names of the checker's parts that are no longer the objects first seen (at import, or since)."""
-    current = _parts()
-    for name, ident in current.items():
-        _ORIGINAL.setdefault(name, ident)
-    return sorted(name for name, ident in current.items() if _ORIGINAL[name] != ident)
-
-
-def refusal(exercise: str, name: str, answer: Any) -> CheckReport | None:
-    """The report for what cannot be judged at all: a replaced checker part, a non-function, the library's own."""
-    replaced = replaced_parts()
-    module = getattr(answer, "__module__", None) or type(answer).__module__
-    if replaced:
-        shown = "、".join(replaced[:5]) + (f" ほか {len(replaced) - 5} 件" if len(replaced) > 5 else "")
-        return failed(exercise, "チェックの部品が、読み込んだときのまま", f"✗ 差し替えられています: {shown}",
-                      "チェックの部品を書き換えると判定できません。カーネルを再起動して、答えのセルから実行し直してください。")
-    if not callable(answer):
-        return CheckReport(exercise, "not_yet", (), f"{name} が関数ではありません（{type(answer).__name__} です）。"
-                           f"答えのセルで def {name}(...) を定義してから、このセルを実行してください。")
-    if module.startswith("nightwatch"):
-        qualname = getattr(answer, "__qualname__", type(answer).__qualname__)
-        return CheckReport(exercise, "not_yet", (), f"この答えはライブラリの {module}.{qualname} です。"
-                           f"答えのセルで、自分の {name} を書いてみましょう。")
-    return None
-
-
 def exercise_check(exercise: str, name: str, items: Sequence[tuple[str, str]], what_to_do: str,
                    budget: Budget = Budget()) -> Callable[[Callable[..., CheckReport]], Callable]:
     """Turn ``body(answer, *more)`` into a check cell's function ``check(answer, *more)``.
 
     The body gets the answer already guarded, runs under ``check.budget`` and needs no try/except:
-    a placeholder still raising NotImplementedError is "まだです", with the list of ``items``."""
+    a placeholder still raising NotImplementedError is "まだです", with the list of ``items``. What
+    cannot be judged at all (not a function, or the library's own) is "まだです" before anything runs."""
 
     def decorate(body: Callable[..., CheckReport]) -> Callable[..., CheckReport]:
         def judge(answer: Any, more: tuple, harness: Harness) -> CheckReport:
@@ -217,14 +177,21 @@ def exercise_check(exercise: str, name: str, items: Sequence[tuple[str, str]], w
             except Stopped as stop:
                 return stopped(exercise, stop.line, stop.hint, harness.notes())
             except Exception as error:  # noqa: BLE001 - the check cell must always show a report
-                report = failed(exercise, "チェックを最後まで実行する", f"途中で思いがけないエラーが起きました: {describe_error(error)}",
-                                "答えのコードが例外を投げていないか確かめてください。直らなければ進行役に声をかけてください。")
+                report = failed(exercise, "チェックを最後まで実行する",
+                                f"途中で思いがけないエラーが起きました: {describe_error(error)}", UNEXPECTED_HINT)
             return dataclasses.replace(report, notes=(*report.notes, *harness.notes()))
 
         @functools.wraps(body)
         def check(answer: Any, *more: Any) -> CheckReport:
-            return refusal(exercise, name, answer) or run_guarded(exercise, check.budget,
-                                                                  functools.partial(judge, answer, more))
+            module = getattr(answer, "__module__", None) or type(answer).__module__
+            if not callable(answer):
+                return CheckReport(exercise, "not_yet", (), f"{name} が関数ではありません（{type(answer).__name__}"
+                                   f" です）。答えのセルで def {name}(...) を定義してから、このセルを実行してください。")
+            if module.startswith("nightwatch"):
+                qualname = getattr(answer, "__qualname__", type(answer).__qualname__)
+                return CheckReport(exercise, "not_yet", (), f"この答えはライブラリの {module}.{qualname} です。"
+                                   f"答えのセルで、自分の {name} を書いてみましょう。")
+            return run_guarded(exercise, check.budget, functools.partial(judge, answer, more))
 
         check.exercise, check.budget = exercise, budget
         return check

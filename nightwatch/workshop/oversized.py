@@ -42,9 +42,10 @@ ITEMS = [  # (what is checked, the hint when it fails)
      "その二つが窓に入れば、束ね経由で朝まで届きます。"),
 ]
 FOLLOWS = [  # (item, words in its evidence, later items, their hint): a failure that makes a later one fail
-    (3, "先頭の一文『", (5,), "出来事は問いの先頭の文に書かれています。先頭の一文が残っていないと、出来事は窓にも束ねにも"
-     "入りません。「問いは先頭の一文を残し」の項目を先に直しましょう。"),
-    (2, "✗", (5,), "返答はヴェスパーの記録で、出来事を運びます。返答を変えずに渡しましょう（「返答は一字も変えない」の項目）。"),
+    (3, "先頭の一文『", (5,), "出来事は問いの先頭の文に書かれています。先頭の一文が残っていないと、出来事は窓にも"
+     "束ねにも入りません。「問いは先頭の一文を残し」の項目を先に直しましょう。"),
+    (2, "✗", (5,), "返答はヴェスパーの記録で、出来事を運びます。返答を変えずに渡しましょう"
+     "（「返答は一字も変えない」の項目）。"),
 ]
 GOODS = ["銀の燭台", "絹の幕", "楽譜の束", "鉱石の標本", "記念の盾", "葡萄酒の樽", "真鍮の鈴", "刺繍の旗", "銀の杯", "花瓶"]
 COUNTS = ["二", "三", "四", "五", "六", "八", "十", "十二", "二十"]  # boxes of each
@@ -59,12 +60,11 @@ FITTING = [  # exchanges that fit: (question, reply, max_tokens; None = exactly 
     ("西の鎧戸が風でがたついています。留め金が緩んでいるようです。",
      "西の鎧戸の緩みを確かめ、紐で応急に結わえました。朝の点検に回し、朝の報告に残します。", None),
 ]
-LONG_NIGHTS = [  # (seed, incident kinds, errands per hour, a word of the turn made long, what it becomes)
-    (41, ("delivery", "shutter", "drunk"), 2, "届け人", "長い目録"), (52, ("drunk", "shutter"), 3, "酔った", "長い押し問答"),
-    (63, ("delivery",), 2, "泊まり込み", "長い申し送り"),
+LONG_NIGHTS = [  # (seed, kinds, errands per hour, a word of the turn made long, what it becomes, max_tokens)
+    (41, ("delivery", "shutter", "drunk"), 2, "届け人", "長い目録", 90),
+    (52, ("drunk", "shutter"), 3, "酔った", "長い押し問答", 140), (63, ("delivery",), 2, "泊まり込み", "長い申し送り", 70),
 ]
-LONG_CAPS = (90, 140, 70)  # max_tokens for each long turn, tried on its own
-LONG_REPLY = "承知いたしました。朝の報告に残します。"
+LONG_REPLY = "承知いたしました。朝の報告に残します。"  # the reply of each long turn tried on its own
 
 
 def manifest(rng: random.Random, items: int) -> str:
@@ -88,7 +88,7 @@ def unseen_long_nights() -> list[Night]:
     additions = [manifest(rng, 60), "".join(rng.choice(PLEAS) for _ in range(30)),
                  "明日の祝賀の段取りを読み上げます。" + "".join(rng.choice(SCHEDULE) for _ in range(40))]
     nights = []
-    for (seed, kinds, errands, word, name), addition in zip(LONG_NIGHTS, additions):
+    for (seed, kinds, errands, word, name, _), addition in zip(LONG_NIGHTS, additions):
         night = unseen_night(seed, kinds=kinds, errands_per_hour=errands)
         clock = next(turn.clock for turn in night.turns if word in turn.text)
         nights.append(lengthen(night, clock, addition, f"初見の夜（{seed}番・{name}）"))
@@ -115,23 +115,25 @@ def cut_problem(original: str, shortened: str) -> str | None:
     parts = [part for part in re.split(r"(?<=。)", original) if part]  # sentences, their 。 kept
     if not shortened.startswith(parts[0]):
         return f"先頭の一文『{short(parts[0], 24)}』が、そのまま残っていません（縮めた問い『{short(shortened, 24)}』）"
-    kept = next((n for n in range(1, len(parts)) if not shortened.startswith("".join(parts[: n + 1]))), len(parts))
+    kept = next((n for n in range(1, len(parts)) if not shortened.startswith("".join(parts[: n + 1]))),
+                len(parts))
     rest = shortened[len("".join(parts[:kept])):]
     if kept < len(parts) and len(parts[kept]) > 2 and rest.startswith(parts[kept][:2]):
         return f"{kept + 1}文目の途中で切れています（…『{short(rest, 16)}』）"
     return None if "略" in shortened else "省いたことを示す「略」の字がありません（黙って捨てたように見えます）"
 
 
-def unit_lines(shrink) -> list[list[str]]:
+def unit_lines(shrink, nights: list[Night]) -> list[list[str]]:
     """Evidence for items 1-4: exchanges that fit, and the long turn of each unseen night on its own."""
     lines: list[list[str]] = [[], [], [], []]
     for question, reply, cap in FITTING:
         cap = cap if cap is not None else exchange_tokens(question, reply)
         result = call_shrink(shrink, question, reply, cap)
+        same = result == (question, reply)
         changed = result if isinstance(result, str) else f"収まるのに変えています（問い『{short(result[0], 20)}』）"
-        lines[0].append(mark(result == (question, reply), f"{exchange_tokens(question, reply)} トークンの往復・max_tokens={cap}",
-                             "そのまま" if result == (question, reply) else changed))
-    for night, cap in zip(unseen_long_nights(), LONG_CAPS):
+        case = f"{exchange_tokens(question, reply)} トークンの往復・max_tokens={cap}"
+        lines[0].append(mark(same, case, "そのまま" if same else changed))
+    for night, (*_, cap) in zip(nights, LONG_NIGHTS):
         question = max((turn.text for turn in night.turns), key=len)
         case = f"{exchange_tokens(question, LONG_REPLY):,} トークンの往復・max_tokens={cap}"
         result = call_shrink(shrink, question, LONG_REPLY, cap)
@@ -156,7 +158,6 @@ class ShrinkingNightWatchAgent(after.NightWatchAgent):
         super().__init__(name, memory, client=client)
         self.shrink = shrink
         self.cap = memory.policy.token_threshold // memory.policy.window_size
-        self.stored_tokens: list[tuple[int, int]] = []  # (as said, as stored) for every exchange
 
     def run(self, user_input: str) -> str:
         messages = self.memory.build_messages(user_input)
@@ -164,21 +165,14 @@ class ShrinkingNightWatchAgent(after.NightWatchAgent):
         result = call_shrink(self.shrink, user_input, answer, self.cap)
         if isinstance(result, str):
             raise ParticipantError(f"shrink_exchange が使えませんでした: {result}")
-        self.stored_tokens.append((exchange_tokens(user_input, answer), exchange_tokens(*result)))
         self.memory.add_exchange(*result)
         return answer
 
 
-def night_lines(shrink, night: Night) -> tuple[str, str, str]:
-    """Evidence for items 5 and 6 from one long night, and a note on what happened to the long exchange."""
-    log = perform(night, lambda client: ShrinkingNightWatchAgent(
-        "ヴェスパー", ConversationMemory(MISSION, POLICY, count_text_tokens, ThreeLineSummarizer()), shrink, client=client),
-        CONTEXT_LIMIT)
-    longest = max(log.calls, key=lambda call: count_text_tokens(call.user_text))
-    note = f"{night.name}: 長い往復は {longest.turn}回目（問いだけで {count_text_tokens(longest.user_text):,} トークン）"
-    if len(log.agent.stored_tokens) >= longest.turn:
-        said, stored = log.agent.stored_tokens[longest.turn - 1]
-        note += f"。往復 {said:,} トークンが、窓には {stored:,} トークンで入りました"
+def night_lines(shrink, night: Night) -> tuple[str, str]:
+    """Evidence for items 5 and 6 from one long night."""
+    log = perform(night, lambda client: ShrinkingNightWatchAgent("ヴェスパー", ConversationMemory(
+        MISSION, POLICY, count_text_tokens, ThreeLineSummarizer()), shrink, client=client), CONTEXT_LIMIT)
     over = [call for call in log.calls if call.window_tokens > POLICY.token_threshold]
     if log.failure:
         window = mark(False, night.name, log.stop)
@@ -188,7 +182,7 @@ def night_lines(shrink, night: Night) -> tuple[str, str, str]:
     else:
         window = mark(True, night.name, f"束ね {sum(call.compacted for call in log.calls)} 回、"
                       f"どの往復のあとも窓は閾値 {POLICY.token_threshold} 以下")
-    return window, morning_line(log, night.name), note
+    return window, morning_line(log, night.name)
 
 
 @exercise_check(
@@ -197,10 +191,9 @@ def night_lines(shrink, night: Night) -> tuple[str, str, str]:
 )
 def check_shrink_exchange(shrink_exchange) -> CheckReport:
     """Check ``shrink_exchange(user_text, watchman_reply, max_tokens) -> (user_text, watchman_reply)``."""
-    units = unit_lines(shrink_exchange)
-    windows, mornings, notes = zip(*(night_lines(shrink_exchange, night) for night in unseen_long_nights()))
-    evidence = [*(condensed(lines, all_ok) for lines, all_ok in zip(units, (
-        "収まる往復はそのまま", "max_tokens 以内に縮んだ", "返答はそのまま", "先頭の文を残し、「略」の印つき"))), windows, mornings]
-    notes += (f"この演習の max_tokens は token_threshold // window_size = {POLICY.token_threshold} // "
-              f"{POLICY.window_size} = {POLICY.token_threshold // POLICY.window_size} です。",)
-    return verdict(EXERCISE, ITEMS, evidence, notes, follows=FOLLOWS)
+    nights = unseen_long_nights()
+    units = unit_lines(shrink_exchange, nights)
+    windows, mornings = zip(*(night_lines(shrink_exchange, night) for night in nights))
+    all_ok = ("収まる往復はそのまま", "max_tokens 以内に縮んだ", "返答はそのまま", "先頭の文を残し、「略」の印つき")
+    evidence = [*(condensed(lines, ok) for lines, ok in zip(units, all_ok)), windows, mornings]
+    return verdict(EXERCISE, ITEMS, evidence, follows=FOLLOWS)

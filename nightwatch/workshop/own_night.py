@@ -41,7 +41,6 @@ ITEMS = [  # (what is checked, the hint when it fails)
 ACTS = {"refuse": "断りました", "comply": "頼みを引き受けました", "periodic": "定時の務めとして告げました", "report": "報告しました",
         "duties": "務めを挙げました", "follow": "前の頼みを続けました", "recall": "覚えていることを答えました",
         "hesitate": "言いよどみました", "forget": "思い出せませんでした", "acknowledge": "承りました", "silence": "黙っていました"}
-DESIGNS = {"before": "春の仕立て", "trimmed": "一行の手当て", "three_tier": "三層"}
 
 
 def duty_acted_on(call) -> str | None:
@@ -106,7 +105,8 @@ def spring_line(log: NightLog, ceiling: int) -> str:
         return mark(False, "春の仕立て", f"朝まで拒まれませんでした（いちばん大きいリクエスト {largest(log):,} トークン、天井 {ceiling:,}）")
     if "拒まれ" not in log.failure.error:
         return mark(False, "春の仕立て", log.stop)
-    passed = f"{len(log.calls) - 1}回目のリクエスト {log.calls[-2].prompt_tokens:,} トークンまでは通り、" if len(log.calls) > 1 else ""
+    passed = (f"{len(log.calls) - 1}回目のリクエスト {log.calls[-2].prompt_tokens:,} トークンまでは通り、"
+              if len(log.calls) > 1 else "")
     return mark(True, "春の仕立て", f"{passed}{len(log.calls)}回目で天井 {ceiling:,} を超えて、代役に拒まれました"
                 f"（夜は {len(log.night.turns)} 往復）")
 
@@ -134,6 +134,16 @@ def three_tier_line(log: NightLog) -> str:
                 + (f"は、銘の務め『{duty}』に基づいています" if duty else "。銘のどの務めにも基づいていません"))
 
 
+def refusal(night, mission) -> str | None:
+    """Why the answer cannot be played at all: not a Night, or no mission of the participant's own."""
+    if not isinstance(night, Night):
+        return (f"my_night() が Night ではなく {type(night).__name__} を返しました。Night(name=..., turns=[...], "
+                "incidents=[...], watchman_test_clock=...) を return してください。")
+    if not isinstance(mission, str) or not mission.strip():
+        return "MY_MISSION がまだ空です。あなたの夜番の務めを、自分の言葉で書いてください。"
+    return "それは劇場のヴェスパーの銘です。あなたが選んだ夜の仕事の銘を書いてください。" if mission.strip() == MISSION.strip() else None
+
+
 @exercise_check(
     EXERCISE, "my_night", ITEMS,
     "MY_MISSION にあなたの夜番の銘を、my_night() に Night(...) を書いてください（課題の説明と例を見てください）。",
@@ -141,33 +151,28 @@ def three_tier_line(log: NightLog) -> str:
 def check_my_night(my_night, mission: str = "") -> CheckReport:
     """Check the participant's own night ``my_night() -> Night`` under ``mission`` (a string)."""
     night = my_night()
-    refusal = (f"my_night() が Night ではなく {type(night).__name__} を返しました。Night(name=..., turns=[...], incidents=[...], "
-               "watchman_test_clock=...) を return してください。" if not isinstance(night, Night) else
-               "MY_MISSION がまだ空です。あなたの夜番の務めを、自分の言葉で書いてください。" if not isinstance(mission, str)
-               or not mission.strip() else
-               "それは劇場のヴェスパーの銘です。あなたが選んだ夜の仕事の銘を書いてください。" if mission.strip() == MISSION.strip() else None)
-    if refusal:
-        return CheckReport(EXERCISE, "not_yet", (), refusal)
+    if refused := refusal(night, mission):
+        return CheckReport(EXERCISE, "not_yet", (), refused)
     problems = night_problems(night)
     if not problems:
-        probe = play("three_tier", night, mission, 10**6)
-        ceiling = ceiling_for(largest(probe))
-        unlimited = play("before", night, mission, 10**6)
-        if largest(unlimited) <= ceiling:
-            problems.append(f"夜が短すぎて、春の仕立てでも天井に届きません（春の仕立ての最後のリクエスト {largest(unlimited):,} トークン、"
+        peak = largest(play("three_tier", night, mission, 10**6))
+        ceiling = ceiling_for(peak)
+        unlimited = largest(play("before", night, mission, 10**6))
+        if unlimited <= ceiling:
+            problems.append(f"夜が短すぎて、春の仕立てでも天井に届きません（春の仕立ての最後のリクエスト {unlimited:,} トークン、"
                             f"天井 {ceiling:,} トークン）。往復を足すか、一つひとつの言葉を長くしてください")
     if problems:
         return not_yet(EXERCISE, ITEMS, "この夜では、三つの仕立ての違いがまだ見えません。理由:\n"
                        + "\n".join(f"  ・{problem}" for problem in problems)
                        + "\n直したら、答えのセルとこのセルを順に実行し直してください。このチェックで確かめること:")
-    logs = {design: play(design, night, mission, ceiling) for design in DESIGNS}
-    evidence = [[spring_line(logs["before"], ceiling)], [trimmed_line(logs["trimmed"], mission)],
-                [three_tier_line(logs["three_tier"])], [morning_line(logs["three_tier"], "三層", mission)]]
-    notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {largest(probe):,} + 返答の予約 {REPLY_RESERVE} を {STEP} 単位で切り上げ"]
-    notes += [f"{DESIGNS[design]}: いちばん大きいリクエスト {largest(log):,} トークン、{len(log.calls)}/{len(night.turns)} 往復"
-              for design, log in logs.items()]
-    if logs["trimmed"].survived:
-        notes.append(morning_line(logs["trimmed"], "一行の手当て", mission)[2:])
+    before, trimmed, tiers = (play(design, night, mission, ceiling)
+                              for design in ("before", "trimmed", "three_tier"))
+    evidence = [[spring_line(before, ceiling)], [trimmed_line(trimmed, mission)], [three_tier_line(tiers)],
+                [morning_line(tiers, "三層", mission)]]
+    notes = [f"天井 {ceiling:,} トークン = 三層のいちばん大きいリクエスト {peak:,} + 返答の予約 {REPLY_RESERVE} を"
+             f" {STEP} 単位で切り上げ"]
+    if trimmed.survived:  # what history[-12:] lost by the morning, for the discussion
+        notes.append(morning_line(trimmed, "一行の手当て", mission)[2:])
     return verdict(EXERCISE, ITEMS, evidence, notes)
 
 

@@ -30,7 +30,8 @@ ITEMS = [  # (what is checked, the hint when it fails)
     ("楽屋口の試験で夜警のまま（扉を開けず、銘の禁止の務めを引いて断る）",
      "務めは system メッセージからしか読まれません。楽屋口の試験のリクエストに銘が入っているか確かめましょう。"),
 ]
-UNIT_CASES = [(1, 12), (5, 12), (6, 12), (20, 12), (20, 7), (3, 4), (30, 15), (9, 5)]  # (exchanges so far, keep_last)
+# (exchanges so far, keep_last)
+UNIT_CASES = [(1, 12), (5, 12), (6, 12), (20, 12), (20, 7), (3, 4), (30, 15), (9, 5)]
 RUNS = [(21, ("delivery", "shutter", "drunk"), 2, 12), (34, ("delivery", "drunk"), 3, 8)]
 
 
@@ -64,6 +65,7 @@ def message_list_problem(value) -> str | None:
 
 
 def mission_problem(messages: list[dict[str, str]]) -> str | None:
+    """What is wrong with the mission in a request: absent, twice, or not first; None if pinned."""
     pinned = sum(message == MISSION_MESSAGE for message in messages)
     if pinned == 0:
         first = messages[0] if messages else {"role": "（空）", "content": ""}
@@ -77,7 +79,7 @@ def unit_lines(trim, exchanges: int, keep_last: int) -> tuple[str, str]:
     """Evidence for items 1 and 2 from one history of ``exchanges`` round trips and the question."""
     talk = [{"role": role, "content": f"{n}回目{text}"} for n in range(1, exchanges + 1)
             for role, text in (("user", "の話しかけです。"), ("assistant", "、承知いたしました。"))]
-    history = [dict(MISSION_MESSAGE), *talk, {"role": "user", "content": f"{exchanges + 1}回目の話しかけ（今の問い）です。"}]
+    history = [MISSION_MESSAGE, *talk, {"role": "user", "content": f"{exchanges + 1}回目の話しかけ（今の問い）です。"}]
     case = f"history {len(history)} 件・keep_last={keep_last}"
     try:
         result = trim([dict(m) for m in history], keep_last)
@@ -94,8 +96,9 @@ def unit_lines(trim, exchanges: int, keep_last: int) -> tuple[str, str]:
             mark(kept == expected, case, f"会話 {len(kept)} 件を順番どおり" if kept == expected else recent))
 
 
-def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last: int) -> tuple[str, str, str, str]:
-    """Evidence for items 1, 3 and 4 from one night played to the pinned agent, and the ungraded note."""
+def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last: int) -> tuple[str, ...]:
+    """Evidence for items 1, 3 and 4 from one night played to the pinned agent, and the ungraded note:
+    the morning report still misses what was trimmed away."""
     night = unseen_night(seed, kinds=kinds, errands_per_hour=errands)
     log = perform(night, lambda client: PinnedTrimAgent("ヴェスパー", MISSION, trim, keep_last, client=client))
     where = f"{night.name}・keep_last={keep_last}"
@@ -107,16 +110,17 @@ def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last
                   else f"{len(log.calls)} 回のリクエストすべてで先頭に銘が一つ")
     biggest = max(sent, key=lambda call: len(call.messages))
     size = mark(len(biggest.messages) <= keep_last + 1 and log.survived, where,
-                f"いちばん大きいリクエストは {biggest.turn}回目の {len(biggest.messages)} 件・{biggest.prompt_tokens:,} トークン"
-                f"（{keep_last + 1} 件まで）" + (f"。{log.stop}" if log.failure else ""))
+                f"いちばん大きいリクエストは {biggest.turn}回目の {len(biggest.messages)} 件・"
+                f"{biggest.prompt_tokens:,} トークン（{keep_last + 1} 件まで）"
+                + (f"。{log.stop}" if log.failure else ""))
     test = log.at_clock(night.watchman_test_clock)
     reached = test is not None and test.reply is not None
-    watchman = mark(reached and guarded_the_door(test.recorded), where, f"{test.clock} の楽屋口で『{short(test.reply, 36)}』"
-                    if reached else f"{night.watchman_test_clock} の楽屋口の試験まで届きませんでした")
+    watchman = mark(reached and guarded_the_door(test.recorded), where,
+                    f"{test.clock} の楽屋口で『{short(test.reply, 36)}』" if reached
+                    else f"{night.watchman_test_clock} の楽屋口の試験まで届きませんでした")
     morning = morning_line(log, where)
-    lost = log.survived and morning.startswith("✗")
-    return pinned, size, watchman, morning[2:] + ("。銘は守れても、直近の外へ切り落とした夜は戻りません。"
-                                                  "それが第3幕の束ねの出番です。" if lost else "")
+    lost = "。銘は守れても、直近の外へ切り落とした夜は戻りません。それが第3幕の束ねの出番です。"
+    return pinned, size, watchman, morning[2:] + (lost if log.survived and morning.startswith("✗") else "")
 
 
 @exercise_check(

@@ -48,10 +48,9 @@ class CheckReport:
             if self.status == "not_yet":
                 lines.append(f"  ・{item.title}")
                 continue
-            lines += [f"{'✓' if item.passed else '✗'} {item.title}", *(f"    {line}" for line in item.evidence)]
+            lines += [f"{'✓' if item.passed else '✗'} {item.title}", *(f"    {e}" for e in item.evidence)]
             lines += [f"    ヒント: {item.hint}"] if not item.passed and item.hint else []
-        if self.notes:
-            lines += ["観察（合否には関係しません）:", *(f"    {note}" for note in self.notes)]
+        lines += ["観察（合否には関係しません）:", *(f"    {note}" for note in self.notes)] if self.notes else []
         return "\n".join(lines)
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
@@ -102,9 +101,8 @@ def verdict(exercise: str, items: Sequence[tuple[str, str]], evidence: Sequence[
     for source, words, targets, hint in reversed(follows):
         if any(words in line for line in evidence[source]):
             hints = [hint if n in targets else old for n, old in enumerate(hints)]
-    graded = []
-    for (title, _), lines, hint in zip(items, evidence, hints, strict=True):
-        lines = tuple(lines) or (NEVER_TRIED,)
-        graded.append(CheckItem(title, all(line.startswith("✓") for line in lines), lines, hint))
+    lines_per_item = [tuple(lines) or (NEVER_TRIED,) for lines in evidence]
+    graded = [CheckItem(title, all(line.startswith("✓") for line in lines), lines, hint)
+              for (title, _), lines, hint in zip(items, lines_per_item, hints, strict=True)]
     status: Status = "passed" if all(item.passed for item in graded) else "failed"
     return CheckReport(exercise, status, tuple(graded), message, tuple(notes))

@@ -21,7 +21,8 @@ import openai
 from nightwatch.lab.rehearsal import Call, play
 from nightwatch.memory.budget import request_tiers
 from nightwatch.nights import (
-    CRAFT_ERRANDS, CRAFT_HANDOVER, MISSION, NIGHT_HOURS, Incident, Night, Turn, morning_report_call, patrol_call,
+    CRAFT_ERRANDS, CRAFT_HANDOVER, MISSION, NIGHT_HOURS, Incident, Night, Turn, morning_report_call,
+    patrol_call,
 )
 from nightwatch.standin import DEFAULT_CONTEXT_LIMIT, StandInModel
 from nightwatch.workshop.harness import ParticipantError
@@ -29,88 +30,75 @@ from nightwatch.workshop.report import describe_error, mark
 
 HANDOVERS = [f"申し送り: {text}" for text in (
     "二階の貴賓席に、祝賀の花が運び込まれています。水差しを倒さないよう気をつけてください。",
-    "正面玄関の錠前を油で手入れしました。回すときに少し重いかもしれません。", "奈落の昇降機は故障中です。近寄らないよう札を掛けてあります。",
-    "今夜は楽団の方々が、楽器を楽屋に置いたまま帰ります。", "西回廊の荷は、明朝いちばんに鉱山会社の方が検めに来ます。",
-    "客席の三列目の座席が壊れています。修理は明日の昼の予定です。", "地下の倉庫に古い幕をしまいました。湿気に気をつけてください。",
-    "楽屋口の鍵は、今夜はマエストロが預かっています。")]
-# Routine comings and goings: each repeats what the always-given craft handover announced, so the
-# stand-in reads them as routine, not as events (nights.py does the same for the story's nights).
-ERRANDS = CRAFT_ERRANDS[:3]
-CRAFT_NOTE = f"申し送り: {CRAFT_HANDOVER}"
+    "正面玄関の錠前を油で手入れしました。回すときに少し重いかもしれません。",
+    "奈落の昇降機は故障中です。近寄らないよう札を掛けてあります。", "今夜は楽団の方々が、楽器を楽屋に置いたまま帰ります。",
+    "西回廊の荷は、明朝いちばんに鉱山会社の方が検めに来ます。", "客席の三列目の座席が壊れています。修理は明日の昼の予定です。",
+    "地下の倉庫に古い幕をしまいました。湿気に気をつけてください。", "楽屋口の鍵は、今夜はマエストロが預かっています。")]
 SENDERS = ["ミレイユ", "ゴードン", "エリオット", "ラウラ", "ヨハン", "セシル", "アルマ", "ディルク", "フリーダ", "オスカー"]
-SENDER_SHOPS = ["仕立て屋", "花屋", "鉱山会社", "運送組合", "楽器店", "印刷所"]
-PARCELS = ["祝賀の追加の荷", "花束の追加の箱", "遅れていた燭台の木箱", "楽団の譜面台"]
-DIRECTIONS = ["東", "西", "南", "北"]
-SHUTTER_TEXTS = ["{where}の鎧戸が風でがたついています。留め金が緩んでいるようです。", "{where}の鎧戸の蝶番が緩み、風が吹くたびに鳴っています。"]
-DRUNK_REASONS = ["忘れ物をした", "連れを待たせている", "手袋を落とした", "楽屋の役者に挨拶したい"]
-DRUNK_TEXT = "楽屋口の扉を叩く音がします。酔ったお客様が「{reason}から開けてくれ」と言っています。"
-DUTY_QUESTION = "コレットです。カンテラさん、今夜のお務めは何ですか。"
-STRAY_CAT = "客席に野良猫が一匹、迷い込んでいます。"
-
-KINDS = ("delivery", "shutter", "drunk")
-KIND_LABELS = {"delivery": "追加の荷と届け人", "shutter": "鎧戸の緩み", "drunk": "楽屋口を試した酔客"}
-# Words that would show an incident in the morning report, whoever's night it was.
-KIND_WORDS = {"delivery": "追加の荷", "shutter": "鎧戸", "drunk": "酔った"}
 FOREIGN_NAMES = ["ハーロウ", "フェリックス"]  # the story's own senders: never on a generated night
+# Each incident kind: its seeded choices (drawn in this order), its texts, label and key facts, and the
+# word that shows it in a morning report, whoever's night it was.
+INCIDENTS = {
+    "delivery": ({"parcel": ["祝賀の追加の荷", "花束の追加の箱", "遅れていた燭台の木箱", "楽団の譜面台"],
+                  "shop": ["仕立て屋", "花屋", "鉱山会社", "運送組合", "楽器店", "印刷所"]},
+                 ["夜半に{parcel}が届きました。届け人は{shop}の{sender}さんです。"],
+                 "追加の荷と届け人", ("{sender}", "{parcel}"), "追加の荷"),
+    "shutter": ({"where": ["東", "西", "南", "北"]},
+                ["{where}の鎧戸が風でがたついています。留め金が緩んでいるようです。",
+                 "{where}の鎧戸の蝶番が緩み、風が吹くたびに鳴っています。"], "{where}の鎧戸の緩み", ("{where}の鎧戸",), "鎧戸"),
+    "drunk": ({"reason": ["忘れ物をした", "連れを待たせている", "手袋を落とした", "楽屋の役者に挨拶したい"]},
+              ["楽屋口の扉を叩く音がします。酔ったお客様が「{reason}から開けてくれ」と言っています。"],
+              "楽屋口を試した酔客", ("楽屋口", "酔った"), "酔った"),
+}
+KINDS = tuple(INCIDENTS)
 TIERS = {"summary": "束ね", "window": "窓"}
 
 
 def unseen_night(seed: int, *, kinds: tuple[str, ...] = KINDS, errands_per_hour: int = 2, handovers: int = 3,
                  incident_hours: tuple[int, ...] = (22, 23, 0, 1, 2)) -> Night:
-    """A night from dusk to 06:00 with the incidents ``kinds``, each at a seeded time."""
+    """A night from dusk to 06:00 with the incidents ``kinds``, each at a seeded time. The routine
+    errands repeat what the craft handover announced, so the stand-in reads them as routine."""
     rng = random.Random(seed)
-    turns = [Turn(clock=f"18:{5 * i:02d}", text=text) for i, text in enumerate([*rng.sample(HANDOVERS, handovers), CRAFT_NOTE])]
+    said = [*rng.sample(HANDOVERS, handovers), f"申し送り: {CRAFT_HANDOVER}"]
+    turns = [Turn(clock=f"18:{5 * i:02d}", text=text) for i, text in enumerate(said)]
     extras: dict[str, str] = {}
-    incidents: list[Incident] = []
-    watchman_test_clock, sender = None, rng.choice(SENDERS)
+    incidents, test_clock, sender = [], None, rng.choice(SENDERS)
     for kind in kinds:
         clock = free_clock(rng, incident_hours, extras)
-        if kind == "delivery":
-            parcel, shop = rng.choice(PARCELS), rng.choice(SENDER_SHOPS)
-            extras[clock] = f"夜半に{parcel}が届きました。届け人は{shop}の{sender}さんです。"
-            incidents.append(Incident(label=KIND_LABELS[kind], key_facts=(sender, parcel)))
-        elif kind == "shutter":
-            where = rng.choice(DIRECTIONS)
-            extras[clock] = rng.choice(SHUTTER_TEXTS).format(where=where)
-            incidents.append(Incident(label=f"{where}の{KIND_LABELS[kind]}", key_facts=(f"{where}の鎧戸",)))
-        elif kind == "drunk":
-            extras[clock] = DRUNK_TEXT.format(reason=rng.choice(DRUNK_REASONS))
-            incidents.append(Incident(label=KIND_LABELS[kind], key_facts=("楽屋口", "酔った")))
-            watchman_test_clock = clock
-        else:
-            raise ValueError(f"unknown incident kind {kind!r}; choose from {KINDS}")
+        choices, texts, label, facts, _ = INCIDENTS[kind]
+        drawn = {"sender": sender, **{name: rng.choice(options) for name, options in choices.items()}}
+        extras[clock] = (rng.choice(texts) if len(texts) > 1 else texts[0]).format(**drawn)
+        key_facts = tuple(fact.format(**drawn) for fact in facts)
+        incidents.append(Incident(label=label.format(**drawn), key_facts=key_facts))
+        test_clock = clock if kind == "drunk" else test_clock
     if rng.random() < 0.5:
-        extras[free_clock(rng, (1, 2, 3), extras)] = STRAY_CAT
-    extras[free_clock(rng, (4,), extras)] = DUTY_QUESTION
-
-    errand = rng.randrange(len(ERRANDS))
+        extras[free_clock(rng, (1, 2, 3), extras)] = "客席に野良猫が一匹、迷い込んでいます。"
+    extras[free_clock(rng, (4,), extras)] = "コレットです。カンテラさん、今夜のお務めは何ですか。"
+    errand = rng.randrange(3)
     for hour in NIGHT_HOURS:
-        hour_turns = [patrol_call(hour)]
-        taken = {clock for clock in extras if clock.startswith(f"{hour:02d}:")}
-        minutes = [m for m in range(5, 60, 5) if f"{hour:02d}:{m:02d}" not in taken]
-        for minute in sorted(rng.sample(minutes, errands_per_hour)):
-            hour_turns.append(Turn(clock=f"{hour:02d}:{minute:02d}", text=ERRANDS[errand % len(ERRANDS)]))
+        hour_turns = [patrol_call(hour), *(Turn(clock=clock, text=text) for clock, text in extras.items()
+                                          if clock.startswith(f"{hour:02d}:"))]
+        free = [m for m in range(5, 60, 5) if f"{hour:02d}:{m:02d}" not in extras]
+        for minute in sorted(rng.sample(free, errands_per_hour)):
+            hour_turns.append(Turn(clock=f"{hour:02d}:{minute:02d}", text=CRAFT_ERRANDS[errand % 3]))
             errand += 1
-        hour_turns += [Turn(clock=c, text=t) for c, t in extras.items() if c.startswith(f"{hour:02d}:")]
         turns += sorted(hour_turns, key=lambda turn: turn.clock)
     return Night(name=f"初見の夜（{seed}番）", turns=[*turns, morning_report_call()], incidents=incidents,
-                 watchman_test_clock=watchman_test_clock)
+                 watchman_test_clock=test_clock)
 
 
 def free_clock(rng: random.Random, hours: tuple[int, ...], taken: dict[str, str]) -> str:
     """A clock time in one of ``hours``, on a five-minute mark, not yet used by another extra turn."""
-    while True:
-        clock = f"{rng.choice(hours):02d}:{rng.randrange(5, 60, 5):02d}"
-        if clock not in taken:
-            return clock
+    while (clock := f"{rng.choice(hours):02d}:{rng.randrange(5, 60, 5):02d}") in taken:
+        pass
+    return clock
 
 
 def absent_words(night: Night) -> list[str]:
     """Words that must not appear in this night's morning report: incidents it did not have."""
-    labels = " ".join(incident.label for incident in night.incidents)
-    facts = {fact for incident in night.incidents for fact in incident.key_facts}
-    return [KIND_WORDS[kind] for kind in KINDS if KIND_LABELS[kind] not in labels] + [
-        name for name in SENDERS + FOREIGN_NAMES if name not in facts]
+    told = " ".join(f"{incident.label} {' '.join(incident.key_facts)}" for incident in night.incidents)
+    return [word for *_, word in INCIDENTS.values() if word not in told] + [
+        name for name in SENDERS + FOREIGN_NAMES if name not in told]
 
 
 @dataclass
@@ -154,7 +142,8 @@ def perform(night: Night, make_agent: Callable, limit: int = DEFAULT_CONTEXT_LIM
     for call in play(log.agent, night, describe_any_failure, before_turn):
         if len(standin.requests) > seen:
             call.recorded = standin.requests[-1]
-            call.messages, call.prompt_tokens = [dict(m) for m in call.recorded.messages], call.recorded.prompt_tokens
+            call.messages = [dict(m) for m in call.recorded.messages]
+            call.prompt_tokens = call.recorded.prompt_tokens
         seen = len(standin.requests)
         log.calls.append(call)
     return log
@@ -163,7 +152,8 @@ def perform(night: Night, make_agent: Callable, limit: int = DEFAULT_CONTEXT_LIM
 def carriers(messages: list[dict[str, str]], facts: Sequence[str], mission: str = MISSION) -> list[str]:
     """The tiers of a request (束ね, 窓) that hold every one of ``facts``."""
     tiers = request_tiers(messages, mission)
-    texts = {name: " ".join(m["content"] for m, t in zip(messages, tiers) if t == tier) for tier, name in TIERS.items()}
+    texts = {name: " ".join(m["content"] for m, t in zip(messages, tiers) if t == tier)
+             for tier, name in TIERS.items()}
     return [name for name, text in texts.items() if all(fact in text for fact in facts)]
 
 
@@ -172,14 +162,16 @@ def morning_line(log: NightLog, where: str, mission: str = MISSION) -> str:
     and for one missing, the turn that told it. A night that did not reach 06:00 fails here too."""
     if not log.survived:
         return mark(False, where, f"{log.stop}。朝まで届きませんでした")
-    night, morning, parts = log.night, log.calls[-1].messages, []
+    night, morning, reply, parts = log.night, log.calls[-1].messages, log.calls[-1].reply, []
     for incident in night.incidents:
         places, facts = carriers(morning, incident.key_facts, mission), "・".join(incident.key_facts)
-        if incident.stated_in(log.calls[-1].reply):
+        if incident.stated_in(reply):
             parts.append(f"『{facts}』（{'と'.join(places) or 'どこにもない'}）")
             continue
-        told = next((n for n, turn in enumerate(night.turns, 1) if all(f in turn.text for f in incident.key_facts)), "?")
+        told = next((n for n, turn in enumerate(night.turns, 1)
+                     if all(fact in turn.text for fact in incident.key_facts)), "?")
         parts.append(f"『{facts}』（{incident.label}、{told}回目の往復）が報告にありません（06:00 のリクエストには"
                      + (f"{'と'.join(places)}にあります）" if places else "束ねにも窓にも残っていません）"))
-    found = sum(incident.stated_in(log.calls[-1].reply) for incident in night.incidents)
-    return mark(found == len(night.incidents), where, f"朝の報告に出来事 {found}/{len(night.incidents)}: " + "・".join(parts))
+    found = sum(incident.stated_in(reply) for incident in night.incidents)
+    return mark(found == len(night.incidents), where,
+                f"朝の報告に出来事 {found}/{len(night.incidents)}: " + "・".join(parts))

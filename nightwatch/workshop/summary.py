@@ -12,13 +12,14 @@ from nightwatch.memory import ConversationMemory, Exchange, MemoryPolicy
 from nightwatch.nights import MISSION
 from nightwatch.tokens import count_text_tokens
 from nightwatch.workshop.harness import ParticipantError, exercise_check
-from nightwatch.workshop.report import CheckReport, mark, short, verdict
+from nightwatch.workshop.report import CheckReport, mark, verdict
 from nightwatch.workshop.stage import absent_words, morning_line, perform, unseen_night
 
 EXERCISE = "演習3「三行の束ね係を書く」"
 SUMMARY_TOKEN_CAP = 300
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
-NIGHTS = [(3, ("delivery", "shutter", "drunk"), 2, 3), (8, ("shutter", "drunk"), 3, 4), (13, ("delivery",), 5, 2)]
+NIGHTS = [  # (seed, incident kinds, errands per hour, handovers)
+    (3, ("delivery", "shutter", "drunk"), 2, 3), (8, ("shutter", "drunk"), 3, 4), (13, ("delivery",), 5, 2)]
 ITEMS = [  # (what is checked, the hint when it fails)
     ("束ね係が例外を出さず、空でない文字列を返す",
      "例外を出していないか、None や空の束ねを返していないか確かめましょう（return を書き忘れていませんか）。最初は summary が空文字です。"),
@@ -46,9 +47,6 @@ class SummarizerProbe:
 
     def __init__(self, inner) -> None:
         self.inner, self.turn, self.calls = inner, 0, []
-
-    def set_turn(self, turn: int) -> None:
-        self.turn = turn
 
     def __call__(self, summary: str, overflow: list[Exchange]) -> str:
         where = f"{len(self.calls) + 1}回目の束ね（{self.turn}回目の往復のあと、{len(overflow)}往復を畳む）"
@@ -80,10 +78,12 @@ def contract_lines(name: str, calls: list) -> tuple[str, str, str]:
     three = mark(count <= 3, name, f"いちばん多いときで {count} 行" if count <= 3 else f"{worst}で {count} 行になりました")
     sizes = [(w, count_text_tokens(r)) for w, r in texts]
     largest, tokens = max(sizes, key=lambda pair: pair[1])
-    growth = " → ".join(f"{w.split('回目')[0]}回目 {t:,}" for w, t in (sizes[0], sizes[len(sizes) // 2], sizes[-1]))
-    cap = mark(tokens <= SUMMARY_TOKEN_CAP, name, f"束ね {len(sizes)} 回、いちばん大きいときで {tokens:,} トークン（{growth}）"
-               if tokens <= SUMMARY_TOKEN_CAP else f"{largest}で {tokens:,} トークン（上限 {SUMMARY_TOKEN_CAP}）。丈の移り変わり: {growth} トークン")
-    return returns, three, cap
+    growth = " → ".join(f"{where.split('回目')[0]}回目 {size:,}"
+                        for where, size in (sizes[0], sizes[len(sizes) // 2], sizes[-1]))
+    fits = tokens <= SUMMARY_TOKEN_CAP
+    return returns, three, mark(fits, name, f"束ね {len(sizes)} 回、いちばん大きいときで {tokens:,} トークン（{growth}）"
+                                if fits else f"{largest}で {tokens:,} トークン（上限 {SUMMARY_TOKEN_CAP}）。"
+                                f"丈の移り変わり: {growth} トークン")
 
 
 @exercise_check(
@@ -93,18 +93,18 @@ def contract_lines(name: str, calls: list) -> tuple[str, str, str]:
 def check_summarizer(summarize) -> CheckReport:
     """Check a summarizer ``summarize(summary, overflow) -> str`` on unseen nights."""
     evidence: list[list[str]] = [[] for _ in ITEMS]
-    notes = []
     for seed, kinds, errands, handovers in NIGHTS:
-        night, probe = unseen_night(seed, kinds=kinds, errands_per_hour=errands, handovers=handovers), SummarizerProbe(summarize)
-        log = perform(night, lambda client: after.NightWatchAgent(
-            "ヴェスパー", ConversationMemory(MISSION, POLICY, count_text_tokens, probe), client=client), before_turn=probe.set_turn)
+        night = unseen_night(seed, kinds=kinds, errands_per_hour=errands, handovers=handovers)
+        probe = SummarizerProbe(summarize)
+        memory = ConversationMemory(MISSION, POLICY, count_text_tokens, probe)
+        log = perform(night, lambda client: after.NightWatchAgent("ヴェスパー", memory, client=client),
+                      before_turn=lambda turn: setattr(probe, "turn", turn))
         name = f"{night.name}・{len(night.turns)}往復"
         morning = morning_line(log, name)
-        phantoms = [word for word in absent_words(night) if log.survived and word in log.calls[-1].reply]
-        clean = mark(not phantoms, name, f"この夜に無かった{'・'.join(f'『{w}』' for w in phantoms)}が朝の報告に入っています"
+        reply = log.calls[-1].reply if log.survived else ""
+        phantoms = [f"『{word}』" for word in absent_words(night) if word in reply]
+        clean = mark(not phantoms, name, f"この夜に無かった{'・'.join(phantoms)}が朝の報告に入っています"
                      if phantoms else "報告にあるのはこの夜の出来事だけ") if log.survived else morning
         for lines, line in zip(evidence, (*contract_lines(name, probe.calls), morning, clean)):
             lines.append(line)
-        last = next((r for _, r, _ in reversed(probe.calls) if isinstance(r, str)), None)
-        notes += [f"{night.name}の最後の束ね: {short(last, 150)}"] if last is not None else []
-    return verdict(EXERCISE, ITEMS, evidence, notes, follows=FOLLOWS)
+    return verdict(EXERCISE, ITEMS, evidence, follows=FOLLOWS)
