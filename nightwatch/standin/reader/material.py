@@ -79,7 +79,7 @@ CLOCK_CALL = frozenset({
 def is_chime(text: str) -> bool:
     """A clock call: its first sentence names a time and at most one other thing (the clock, the
     bell); what follows it is narration (stage directions in parentheses aside)."""
-    said = sentences(STAGE_DIRECTION.sub("", text))
+    said = sentences(STAGE_DIRECTION.sub("", text)) or sentences(text.strip().strip("（）()"))  # all a direction
     if not said:
         return False
     clock = find_clock(said[0])
@@ -223,6 +223,8 @@ def with_follow_ups(found: list[Line], lines: list[Line]) -> list[list[Line]]:
             counts[lemma] = counts.get(lemma, 0) + 1
     common = max(2, len(said) // 8)
     rare = lambda line: {lemma for lemma in held[id(line)] if counts.get(lemma, 0) <= common}  # noqa: E731
+    order = {(line.index, line.text): n for n, line in enumerate(lines)}
+    position = lambda line: (line.index, order.get((line.index, line.text), 0))  # noqa: E731 - a summary's items in turn
     groups: list[list[Line]] = []
     taken: set[int] = set()
     for event in found:
@@ -230,7 +232,7 @@ def with_follow_ups(found: list[Line], lines: list[Line]) -> list[list[Line]]:
             continue
         group, about = [event], rare(event)
         for later in [*found, *said]:
-            if later.kind == "ask" or id(later) in taken or later is event or later.index <= event.index or any(
+            if later.kind == "ask" or id(later) in taken or later is event or position(later) <= position(event) or any(
                     later.text == kept.text for kept in group):
                 continue
             shared = about & rare(later)
@@ -238,5 +240,5 @@ def with_follow_ups(found: list[Line], lines: list[Line]) -> list[list[Line]]:
                 group.append(later)
                 taken.add(id(later))
         taken.add(id(event))
-        groups.append(sorted(group[:1], key=lambda line: line.index) + sorted(group[1:], key=lambda line: line.index))
+        groups.append(group[:1] + sorted(group[1:], key=position))
     return groups

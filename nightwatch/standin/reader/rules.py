@@ -25,9 +25,11 @@ from nightwatch.standin.reader.words import analyze, content_lemmas, romaji_brid
 REPORTING = frozenset({
     # what a morning report is asked with: the report itself, the night's events, what happened
     "報告", "出来事", "申し送り", "申し送る", "引き継ぎ", "引き継ぐ", "異変",
-    "report", "handover", "incident", "event", "overnight", "summary", "debrief", "rundown",
+    "report", "handover", "incident", "event", "overnight", "summary", "debrief", "rundown", "news",
 })
-HAPPENING = frozenset({"有る", "起こる", "起きる", "happen", "occur", "go"})
+RECORDS = frozenset({"記録", "日誌", "帳面", "ノート", "log", "logbook", "record", "book", "journal", "note", "notes"})
+"""Where a report duty keeps the night: asked for by name, it is the report."""
+HAPPENING = frozenset({"有る", "起こる", "起きる", "happen", "occur", "go", "miss"})
 WHOLE_NIGHT = frozenset({"夜", "夜間", "夜中", "昨晩", "昨夜", "晩", "ゆうべ", "今夜", "一晩", "night", "overnight", "evening",
                          "everything", "順番", "全部"})
 DUTY_WORDS = frozenset({
@@ -171,11 +173,12 @@ def asks_for_report(request: Request) -> bool:
         whole_night = (HAPPENING | WHOLE_NIGHT) & found
         if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING, request) and (
                 forms.is_request(sentence) or found & (
-                forms.INTERROGATIVES | {"what", "how", "anything", "何か", "everything"})):
+                forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})):
             return True  # "How did the night go?", "Talk me through the night."
-        if whole_night and any(len(asked_about - KNOWING - shared) <= 1 for duty in report_duties
-                               if (shared := (content_lemmas(duty.clause) & asked_about) - DUTY_WORDS)):
-            return True  # it names what the report duty names ("write me up the night", 「日誌、読み上げて」)
+        if any(len(asked_about - KNOWING - shared) <= 1 for duty in report_duties
+               if (shared := (content_lemmas(duty.clause) & asked_about) - DUTY_WORDS)
+               and (whole_night or shared & RECORDS)):
+            return True  # it names what the report duty names ("write me up the night", "let's hear the log")
     return False
 
 
@@ -298,6 +301,8 @@ def remember(request: Request) -> Reply | None:
     passing, never noted), only hesitates."""
     if not (RECALL_WORDS & forms.lemmas(request.question) or material.is_question(request.question)):
         return None
+    if _only_asks_to_act(request.question):
+        return None  # "Could you fetch me a blanket?": a request in question form, nothing to recall
     topic = recall.topic_of(request.question)
     fact, score = recall.best_fact(topic, material.facts(request.lines))
     if fact is not None and score >= recall.CONFIDENT and not material.recurs(fact, request.lines):
@@ -307,6 +312,21 @@ def remember(request: Request) -> Reply | None:
         return Reply(phrase(request.lang, "hesitate", topic=topic),
                      (source(request.messages, fact.index, fact.text), request.asked()), "hesitate")
     return Reply(phrase(request.lang, "forgotten", topic=topic), (request.asked(),), "forget")
+
+
+def _only_asks_to_act(question: str) -> bool:
+    """Every question of the message is a request to do something (「毛布を持ってきてもらえますか」),
+    none names remembering or telling, asks with an interrogative (what, どこ) or looks back (the past
+    tense, 〜っけ: 「もう済んでいましたっけ」)."""
+    asking = [s for s in sentences(outside_quotes(question)) if forms.is_question(s)]
+    return bool(asking) and all(
+        forms.is_request(s) and not forms.lemmas(s) & (RECALL_WORDS | SAYING | forms.INTERROGATIVES | EN_WH | PAST)
+        for s in asking)
+
+
+PAST = frozenset({"た", "け", "did", "was", "were", "had"})
+SAYING = frozenset({"教える", "言う", "話す", "聞かせる", "tell", "say", "explain"})
+EN_WH = frozenset({"what", "which", "who", "where", "when", "how", "why"})
 
 
 def _told_with(request: Request, fact: material.Line) -> str:

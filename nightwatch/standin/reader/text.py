@@ -40,14 +40,16 @@ NUMBER_WORD = "|".join(sorted(HOUR_WORDS, key=len, reverse=True))
 CLOCK_JA = re.compile(
     r"(?P<ampm>午前|午後|夜の|朝の)?\s*(?P<n>[〇零一二三四五六七八九十]{1,3}|\d{1,2})時(?!間)(?:(?P<half>半)|(?P<min>[〇零一二三四五六七八九十]{1,3}|\d{1,2})分)?"
 )
+CLOCK_STRIKES_JA = re.compile(r"(?:時計|鐘)[^。]{0,12}?(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?:つ|回|度)[^。]{0,3}?[鳴打響]")
+"""A clock or bell striking a count (「時計が四つ鳴る」): the count is the hour."""
 CLOCK_DIGITAL = re.compile(r"(?<![\d:])(?P<n>[01]?\d|2[0-3])[:：](?P<min>[0-5]\d)(?![\d:])")
 CLOCK_EN = re.compile(
     r"\b(?:(?P<part>half|quarter)\s+(?P<rel>past|to)\s+)?(?P<n>" + NUMBER_WORD + r"|\d{1,2})"
     r"(?::(?P<min>\d\d))?\s*(?:(?P<oclock>o'?\s*clock)|(?P<ampm>[ap]\.?\s?m\b\.?))"
     r"|\b(?P<part2>half|quarter)\s+(?P<rel2>past|to)\s+(?P<n2>" + NUMBER_WORD + r"|\d{1,2})\b"
     r"|\b(?P<mid>midnight)\b|\b(?P<noon>noon|midday)\b"
-    r"|\b(?:strikes|struck|chimes|chimed|tolls|it's|it is)\s+(?P<n3>" + NUMBER_WORD + r"|\d{1,2})\b"
-    r"(?!\s*(?:o'?\s*clock|[ap]\.?\s?m\b|:\d|in the))"
+    r"|\b(?:strikes?|struck|chimes?|chimed|tolls?|tolled|rings?|rang|sounds?|sounded|it's|it is)\s+(?P<n3>" + NUMBER_WORD + r"|\d{1,2})\b"
+    r"(?!\s*(?:o'?\s*clock|[ap]\.?\s?m\b|:\d|in the|times))"
     r"|\b(?P<n4>" + NUMBER_WORD + r"|\d{1,2})\s+(?:in the (?P<part_of_day>morning|evening|afternoon|night)|thirty|fifteen|forty-five)\b"
     r"|\bhalf\s+(?P<n5>" + NUMBER_WORD + r")\b"
     r"|\b(?:clock|watch)\b[^.?!]{0,40}?\b(?:says|said|reads|read|shows|showed)\s+(?P<n6>" + NUMBER_WORD + r"|\d{1,2})\b",
@@ -167,6 +169,8 @@ def find_clock(text: str) -> Clock | None:
         if match["ampm"] == "午後" and hour < 12:
             hour += 12
         found.append((match.start(), Clock(hour % 24, match.group(0).strip())))
+    for match in CLOCK_STRIKES_JA.finditer(text):
+        found.append((match.start("n"), Clock(_hour(match["n"]) % 24, f"{match['n']}時")))
     for match in CLOCK_DIGITAL.finditer(text):
         found.append((match.start(), Clock(int(match["n"]) % 24, match.group(0))))
     for match in CLOCK_EN.finditer(text):
@@ -186,7 +190,8 @@ def find_clock(text: str) -> Clock | None:
                 hour += 12
             elif ampm == "am" and hour == 12:
                 hour = 0
-            clock = Clock(hour % 24, match["n6"] or match.group(0))  # "the clock says eleven": eleven
+            said = match["n6"] or match["n3"] or match.group(0)  # "the clock says eleven": eleven
+            clock = Clock(hour % 24, said[:-1] if re.search(r"(?<![apAP]\.[mM])\.$", said) else said)
         found.append((match.start(), clock))
     if not found and (bare := _bare_hour(text)) is not None:
         found.append((0, bare))
