@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 
 import pytest
 
@@ -47,6 +48,33 @@ def test_three_tiers_reach_dawn_with_all_three_incidents(eve):
     assert frame["mission_in_request"].all()
     assert frame["compacted"].sum() > 1
     assert frame["reply"].iloc[-1].startswith("六時のご報告です。夜のあいだの出来事は三件です。")
+
+
+def report_items(report: str) -> list[str]:
+    """The numbered items of a stand-in report (一、… 二、…), each with whatever follows it."""
+    return re.split(r"(?<=[。）])[一二三四五六七八九十]+、", report)[1:]
+
+
+def test_every_eve_incident_is_followed_up_later_in_the_night():
+    texts = [turn.text for turn in celebration_eve().turns]
+    for incident in celebration_eve().incidents:
+        at = next(n for n, text in enumerate(texts) if incident.stated_in(text))
+        later = [n for n, text in enumerate(texts) if incident.follow_up_stated_in(text)]
+        assert len(later) == 1 and later[0] > at, incident.label
+        assert not incident.stated_in(texts[later[0]])  # the follow-up alone does not cover the incident
+
+
+def test_the_three_tier_report_says_what_came_of_each_incident_and_the_trimmed_one_does_not(eve):
+    _, frames = eve
+    incidents = celebration_eve().incidents
+    items = report_items(frames["three_tier"]["reply"].iloc[-1])
+    assert len(items) == len(incidents)
+    for incident in incidents:
+        item = next(item for item in items if incident.stated_in(item))
+        assert incident.follow_up_stated_in(item.split("（その後：", 1)[1]), incident.label
+    trimmed = frames["trimmed"]["reply"].iloc[-1]
+    assert not any(incident.stated_in(trimmed) for incident in incidents)
+    assert "その後" not in trimmed  # what was done is listed, but no longer what it was done about
 
 
 def test_the_drift_is_the_stand_in_reading_the_request_not_the_agent():
