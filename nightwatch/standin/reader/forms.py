@@ -182,7 +182,8 @@ def is_negated(sentence: str) -> bool:
         return False
     lowered = [w.surface.lower() for w in words]
     return any(w in EN_NEGATORS or w.endswith("n't") for w in lowered) or \
-        any(w.lemma in EN_NEGATIVE_VERBS for w in words)
+        any(w.lemma in EN_NEGATIVE_VERBS for w in words) or \
+        any(w == "off" and nxt.startswith("limit") for w, nxt in zip(lowered, lowered[1:]))  # off limits
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -208,6 +209,11 @@ EN_PAST = frozenset({"was", "were", "had", "did", "said", "went", "came", "left"
                      "told", "gave", "found", "ran", "put", "brought", "kept", "heard", "rang", "fell", "broke"})
 
 
+EN_ARTICLES_AND_PRONOUNS = frozenset(
+    "the a an this that these those my your his her its our their all some any every each no "
+    "i you he she we they it me him us them".split())
+
+
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def tells_what_happened(sentence: str) -> bool:
     """A statement in the past tense (「…緩んでいた。」 "The gate was left open."): a record, not an
@@ -223,8 +229,16 @@ def tells_what_happened(sentence: str) -> bool:
     lowered = [w.surface.lower() for w in words]
     if any(w in ("must", "should", "will", "shall", "please", "always") for w in lowered):
         return False
-    return any(w.surface.lower() in EN_PAST or (w.surface.lower().endswith("ed") and len(w.surface) > 4
-                                                and w.lemma != w.surface.lower()) for w in words[1:6])
+    if not {w.surface.lower() for w in words} & EN_ARTICLES_AND_PRONOUNS:
+        return False  # note style, articles dropped ("Back door bolted from 22:00."): an order, not a record
+    for word in words[1:6]:  # the first inflected verb says the tense: "stays locked" is present
+        surface = word.surface.lower()
+        if surface in EN_PAST or (surface.endswith("ed") and len(surface) > 4 and word.lemma != surface):
+            return True
+        if surface in ("is", "are", "am", "'s", "'re") or (surface.endswith("s") and word.pos == "noun"
+                                                          and word.lemma != surface and word is not words[0]):
+            return False
+    return False
 
 
 REPORTING_VERBS = frozenset({"言う", "おっしゃる", "仰る", "申す", "頼む", "話す", "伝える"})

@@ -50,6 +50,8 @@ REPORTING = frozenset({
     "伝える", "知らせる", "report", "log", "record", "note", "write", "logbook", "handover", "journal", "book",
 })
 
+TELLING_DUTY = frozenset({"tell", "say", "話す", "言う", "伝える"})
+HAPPENING_DUTY = frozenset({"happen", "happened", "occur", "出来事", "起きる", "起こる", "有る"})
 DutyKind = Literal["periodic", "report", "prohibition", "at_time", "other"]
 
 
@@ -120,8 +122,11 @@ def kind_of(clause: str) -> DutyKind:
     distributive = bool(DISTRIBUTIVE & found) or any(w.surface.startswith("毎") for w in words)
     if distributive and (TIME_UNITS & found or "hourly" in found or any("時" in w.surface for w in words)):
         return "periodic"
-    if REPORTING & found:
-        return "report"
+    lowered = [w.surface.lower() for w in words]
+    if any(lowered[i : i + 3] == ["on", "the", "hour"] for i in range(len(lowered))):
+        return "periodic"  # "on the hour": at each hour
+    if REPORTING & found or (TELLING_DUTY & found and HAPPENING_DUTY & found):
+        return "report"  # "tell the morning crew everything that happened"
     if forms.is_negated(clause):
         return "prohibition"
     if find_clock(clause) is not None:
