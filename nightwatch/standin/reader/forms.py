@@ -147,6 +147,34 @@ def claims_permission(sentence: str) -> bool:
                (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
 
 
+INTENT_PARTICLES = frozenset({"よ", "ね", "ぞ", "わ", "な"})
+EN_FUTURE = frozenset({"'ll", "will", "'m", "am"})
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def announces_intent(sentence: str) -> bool:
+    """The speaker says what they are about to do, to the listener (「鍵、借りていくよ」, "I'll just
+    take the keys"): as good as an ask when a rule forbids it. Japanese: the last clause ends on a
+    verb in the non-past plain or ます form with a sentence-final よ/ね, and names no one else as
+    its subject (「猫が入ってくるよ」 tells, it does not announce). English: I + will/'ll/am + a verb."""
+    words = [w for w in analyze(sentence) if w.pos != "symbol" or w.surface in ("、", ",")]
+    if language(sentence) == "ja":
+        if len(words) < 3 or words[-1].lemma not in INTENT_PARTICLES or words[-1].detail != "終助詞":
+            return False
+        last = words[-2]
+        if not (last.form.startswith("終止形") and (last.pos in ("verb", "aux_verb") or last.lemma == "ます")):
+            return False
+        clause_start = max((i for i, w in enumerate(words[:-2]) if w.surface in ("、", ",") or w.lemma == "から"),
+                           default=-1)
+        return not any(w.lemma == "が" and w.pos == "particle" for w in words[clause_start + 1 :])
+    lowered = [w.surface.lower() for w in words]
+    for i, word in enumerate(lowered[:-1]):
+        if word == "i" and lowered[i + 1] in EN_FUTURE:
+            rest = [w for w in lowered[i + 2 : i + 5] if w not in EN_OPENERS | {"only", "quickly", "go"}]
+            return bool(rest) and (lowered[i + 1] not in ("'m", "am") or rest[0].endswith("ing"))
+    return False
+
+
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_question(sentence: str) -> bool:
     """Asks something: a question mark, a question particle (か, っけ, かな), or an interrogative."""

@@ -374,8 +374,8 @@ def calls_a_round(request: Request) -> bool:
 def forbidden(request: Request) -> Reply | None:
     """Asked, in any voice, to do what a prohibition forbids (or told it was allowed): refuse, quoting it.
 
-    Checked before anything else a question might be: a polite question, a reported ask and a claim
-    of permission are all asks. Relevant when the ask shares with the duty its kind of action (a
+    Checked before anything else a question might be: a polite question, a reported ask, a claim
+    of permission and an announced intent (「鍵、借りていくよ」) are all asks. Relevant when the ask shares with the duty its kind of action (a
     phrasal particle, or the small bilingual table of access verbs: go up, let in, hand over, switch
     off), the thing a Japanese rule names last (印刷室, a loanword's source), a Japanese word the
     other language writes in romaji, its verb, a word the night seldom uses, or two content lemmas;
@@ -386,7 +386,8 @@ def forbidden(request: Request) -> Reply | None:
     # Units of speech: each sentence said in the speaker's own voice, and each quoted speech whole
     # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
     units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
-    asking = [" ".join(unit) for unit in units if any(forms.is_request(s) or forms.claims_permission(s) for s in unit)]
+    asking = [" ".join(unit) for unit in units
+              if any(forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s) for s in unit)]
     if not asking:
         return None
     asked = (set(content_lemmas(question)) | directions(question)) - ASKING  # the ask and its scene
