@@ -16,9 +16,13 @@ import simplemma
 
 from nightwatch.standin.reader import forms, material
 from nightwatch.standin.reader.text import quoted, sentences, similarity
-from nightwatch.standin.reader.words import analyze, content_lemmas, proper_names, same_word, subject_lemmas
+from nightwatch.standin.reader.words import (
+    WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, analyze, content_lemmas, proper_names, same_word, subject_lemmas,
+)
+from nightwatch.tokens.bounded_cache import bounded_cache
 
-RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる", "remember", "recall", "remind", "memory", "forget", "forgot"})
+RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる",
+                          "remember", "recall", "remind", "memory", "forget", "forgot"})
 """The words of being asked to remember."""
 RECALLING = RECALL_WORDS | {"知る", "know", "書く", "write", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
 FOCUS = frozenset({
@@ -87,7 +91,7 @@ def _sources(topic: str) -> dict[str, str]:
 def _holds(lemma: str, lemmas: frozenset[str]) -> bool:
     """The lemma, or the same Japanese word in another shape (``words.same_word``: 音 in 異音,
     釣り in 釣り人, 酔っ払う for 酔っ払い)."""
-    return lemma in lemmas or any(same_word(lemma, other) for other in lemmas)
+    return lemma in lemmas or (not lemma.isascii() and any(same_word(lemma, other) for other in lemmas))
 
 
 def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, float] | None = None) -> float:
@@ -99,7 +103,8 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
     wanted = topic_lemmas(topic)
     if not wanted:
         return 0.0
-    weights = {lemma: (weights or {}).get(lemma, 1.0) * _naming_weight(lemma, topic) for lemma in wanted}
+    naming = _naming_weights(topic)
+    weights = {lemma: (weights or {}).get(lemma, 1.0) * naming.get(lemma, 1.0) for lemma in wanted}
     own, around = content_lemmas(text), content_lemmas(context) if context else frozenset()
     sources = _sources(topic)
     own |= {lemma for lemma, source in sources.items() if source in own}
@@ -119,13 +124,16 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
 DESCRIBING_WEIGHT = 0.5
 
 
-def _naming_weight(lemma: str, topic: str) -> float:
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def _naming_weights(topic: str) -> dict[str, float]:
     """A noun names what the question is about and weighs 1; a verb or an adjective describes it,
     and is often said in other words than the fact used (leaking / dripping, 変な / 聞き慣れない): half."""
     words = analyze(topic)
-    kinds = {"adj" if i + 1 < len(words) and words[i + 1].surface == "な" else w.pos  # 変な: an adjective
-             for i, w in enumerate(words) if w.lemma.lower() == lemma}
-    return DESCRIBING_WEIGHT if kinds and kinds <= {"verb", "adj"} else 1.0
+    kinds: dict[str, set[str]] = {}
+    for i, word in enumerate(words):
+        kind = "adj" if i + 1 < len(words) and words[i + 1].surface == "な" else word.pos  # 変な: an adjective
+        kinds.setdefault(word.lemma.lower(), set()).add(kind)
+    return {lemma: DESCRIBING_WEIGHT for lemma, found in kinds.items() if found <= {"verb", "adj"}}
 
 
 def _names_an_action(topic: str) -> bool:
