@@ -121,6 +121,8 @@ def test_a_key_echoed_to_the_summarizer_is_not_kept_in_memory_failures():
 
 
 def test_the_cli_reports_a_failed_first_call_instead_of_crashing(monkeypatch, capsys):
+    # The SDK still retries each refused connection; only its back-off (seconds of sleep) is skipped.
+    monkeypatch.setattr(openai.OpenAI, "_sleep_for_retry", lambda self, **_: None)
     monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://me:{SECRET}@127.0.0.1:{closed_port()}/v1")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 
+from nightwatch.standin.protocol import schema_validator
 from nightwatch.standin.reader.text import number_value, similarity
 from nightwatch.standin.reader.words import content_lemmas
 
@@ -168,8 +169,5 @@ def fill_schema(schema: Mapping[str, Any], path: str, texts: Sequence[str], matc
 
 
 def validator(schema: dict[str, Any]):
-    """jsonschema's validator, imported on first use: importing jsonschema builds its IRI grammar
-    (seconds), and only requests that carry a schema need it; every notebook kernel would pay it."""
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(schema)
+    """jsonschema's validator for ``schema`` (imported on first use, see ``schema_validator``)."""
+    return schema_validator()(schema)

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -227,13 +229,36 @@ def _stop(stop: object) -> tuple[str, ...]:
     return tuple(sequences)
 
 
-def _check_schema(schema: object, where: str) -> dict[str, Any]:
-    from jsonschema import Draft202012Validator, SchemaError  # imported here: only schema-bearing requests need it
+_IMPORT_LOCK = threading.Lock()
 
+
+def schema_validator() -> type:
+    """jsonschema's Draft 2020-12 validator, imported on first use and without the IRI grammar.
+
+    Only requests that carry a schema need jsonschema. Importing it imports ``rfc3987_syntax`` when
+    that is installed (jupyter brings it), which builds some thirty parsers for the 'iri' formats:
+    about 2 s in a notebook's kernel (python-jsonschema/jsonschema#1428). No check here uses those
+    formats, so jsonschema is imported with that module hidden, and leaves the two formats unchecked
+    as when it is not installed. The module itself stays importable."""
+    with _IMPORT_LOCK:
+        if "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules:
+            sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+            try:
+                import jsonschema  # noqa: F401
+            finally:
+                del sys.modules["rfc3987_syntax"]
+        from jsonschema import Draft202012Validator
+    return Draft202012Validator
+
+
+def _check_schema(schema: object, where: str) -> dict[str, Any]:
     if not isinstance(schema, dict):
         raise ProtocolError(f"'{where}' must be a JSON schema object.", where)
+    validator = schema_validator()
+    from jsonschema import SchemaError  # imported by schema_validator
+
     try:
-        Draft202012Validator.check_schema(schema)
+        validator.check_schema(schema)
     except SchemaError as invalid:
         raise ProtocolError(f"Invalid schema in '{where}': {invalid.message}", where) from None
     return schema
