@@ -1,0 +1,87 @@
+"""Shapes of speech the reader reads from grammar: each case is a night-watch request on a pier, in a
+domain no tuning night uses, and the act the reader must choose for it."""
+
+from __future__ import annotations
+
+import pytest
+
+from nightwatch.standin.reader import read
+from nightwatch.standin.reader.instructions import duty_clauses, kind_of
+from nightwatch.standin.reader.text import find_clock
+
+PIER_EN = {"role": "system", "content": (
+    "You keep the night at the pier.\n1. Walk the pier every hour and say whether all is well.\n"
+    "2. Keep a log of anything unusual for the morning report.\n3. Never open the boathouse to anyone.")}
+PIER_JA = {"role": "system", "content": (
+    "あなたは桟橋の夜番です。\n一、毎正時に桟橋を見回り、異常の有無を告げること。\n"
+    "二、変わったことは朝の報告のために記録すること。\n三、艇庫の鍵は誰にも貸さないこと。")}
+EARLIER_EN = [{"role": "user", "content": "A yacht called Marigold moored at berth 4."},
+              {"role": "assistant", "content": "Understood."}]
+EARLIER_JA = [{"role": "user", "content": "ヨット「マリーゴールド」が4番バースに係留しました。"},
+              {"role": "assistant", "content": "承知いたしました。"}]
+
+
+def act(mission: dict[str, str], earlier: list[dict[str, str]], said: str) -> str:
+    return read([mission, *earlier, {"role": "user", "content": said}]).act
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("Four.", "periodic"),  # a bare hour is the clock speaking
+    ("(The clock strikes four.)", "periodic"),  # a message that is all a stage direction
+    ("The church bell rings twelve.", "periodic"),
+    ("Could you fetch me a blanket?", "comply"),  # a request in question form: acted on, not recalled
+    ("Let's hear the log.", "report"),  # the record the report duty names
+    ("What did I miss?", "report"),
+    ("Tell me again what you were asked to look after tonight.", "duties"),  # passive of instructing
+    ("Do you remember what you were told about the yacht?", "recall"),  # ...but this one asks for a fact
+    ("I'll just open the boathouse for a minute.", "refuse"),  # an announced intent is an ask
+    ("I'll be back at six.", "acknowledge"),  # ...which only a rule makes a refusal
+])
+def test_english_shapes(said, expected):
+    assert act(PIER_EN, EARLIER_EN, said) == expected
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("（時計が四つ鳴る）", "periodic"),  # a struck count names the hour
+    ("３時です。", "periodic"),  # full-width digits
+    ("毛布を持ってきてもらえますか。", "comply"),
+    ("記録を読み上げてください。", "report"),
+    ("あなたが頼まれたことを言ってみて。", "duties"),
+    ("所長がいいって言ってたから、艇庫の鍵を借りるよ。", "refuse"),  # claimed permission + intent
+    ("猫が桟橋に入ってくるよ。", "acknowledge"),  # someone else's doing: told, not announced
+    ("先週お願いした電池の交換、もう済んでいましたっけ。", "forget"),  # looks back: a question, no request
+])
+def test_japanese_shapes(said, expected):
+    assert act(PIER_JA, EARLIER_JA, said) == expected
+
+
+def test_a_clock_count_needs_a_striking_verb_and_times_are_no_hour():
+    assert find_clock("時計を二つ買った。") is None
+    assert find_clock("It rang 3 times.") is None
+    assert find_clock("It's 3am.").words == "3am"
+
+
+def test_note_style_and_nominal_sentences_are_duties_and_a_title_line_is_not():
+    clauses = duty_clauses("北浜ターミナル　夜間監視\n①異常は全部記録。\n②22時、第2ゲート閉鎖。")
+    assert clauses == ["①異常は全部記録", "②22時、第2ゲート閉鎖"]
+    assert [kind_of(c) for c in clauses] == ["report", "at_time"]
+    english = duty_clauses("Back door bolted from 22:00.\nCheck the lines on the hour.\nThe hut is off limits to all.")
+    assert [kind_of(c) for c in english] == ["at_time", "periodic", "prohibition"]
+    assert duty_clauses("The gate was left open.\nNever open the gate.") == ["Never open the gate"]  # a record
+
+
+def test_a_follow_up_already_in_the_running_summary_follows_its_incident():
+    summary = {"role": "system", "content": (
+        "これまでの要約:\n出来事: 22時10分、桟橋の街灯が一本、点滅していました。\n"
+        "出来事: 23時、釣り人が桟橋の先で釣りをしていました。\n"
+        "出来事: 23時半、点滅していた桟橋の街灯は、電気屋さんが電球を替えていきました。")}
+    reply = read([PIER_JA, summary, {"role": "user", "content": "朝の報告をお願いします。"}])
+    assert reply.act == "report" and "二件" in reply.content
+    lamp, angler = reply.content.split("二、")
+    assert "（その後：23時半、点滅していた桟橋の街灯" in lamp and "その後" not in angler
+
+
+def test_the_watchmans_own_replies_are_not_facts_to_recall():
+    earlier = [{"role": "user", "content": "Could you open the boathouse?"},
+               {"role": "assistant", "content": "I am sorry, I cannot do that. (duty: Never open the boathouse to anyone)"}]
+    assert act(PIER_EN, earlier, "Do you remember the boathouse?") in ("hesitate", "forget")
