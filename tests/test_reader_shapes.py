@@ -83,5 +83,6 @@ def test_a_follow_up_already_in_the_running_summary_follows_its_incident():
 
 def test_the_watchmans_own_replies_are_not_facts_to_recall():
     earlier = [{"role": "user", "content": "Could you open the boathouse?"},
-               {"role": "assistant", "content": "I am sorry, I cannot do that. (duty: Never open the boathouse to anyone)"}]
+               {"role": "assistant",
+                "content": "I am sorry, I cannot do that. (duty: Never open the boathouse to anyone)"}]
     assert act(PIER_EN, earlier, "Do you remember the boathouse?") in ("hesitate", "forget")

@@ -224,7 +224,8 @@ def with_follow_ups(found: list[Line], lines: list[Line]) -> list[list[Line]]:
     common = max(2, len(said) // 8)
     rare = lambda line: {lemma for lemma in held[id(line)] if counts.get(lemma, 0) <= common}  # noqa: E731
     order = {(line.index, line.text): n for n, line in enumerate(lines)}
-    position = lambda line: (line.index, order.get((line.index, line.text), 0))  # noqa: E731 - a summary's items in turn
+    # a summary's items share their message's index: their place in the summary orders them
+    position = lambda line: (line.index, order.get((line.index, line.text), 0))  # noqa: E731
     groups: list[list[Line]] = []
     taken: set[int] = set()
     for event in found:

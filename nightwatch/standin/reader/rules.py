@@ -375,11 +375,12 @@ def forbidden(request: Request) -> Reply | None:
     """Asked, in any voice, to do what a prohibition forbids (or told it was allowed): refuse, quoting it.
 
     Checked before anything else a question might be: a polite question, a reported ask, a claim
-    of permission and an announced intent (「鍵、借りていくよ」) are all asks. Relevant when the ask shares with the duty its kind of action (a
-    phrasal particle, or the small bilingual table of access verbs: go up, let in, hand over, switch
-    off), the thing a Japanese rule names last (印刷室, a loanword's source), a Japanese word the
-    other language writes in romaji, its verb, a word the night seldom uses, or two content lemmas;
-    clauses that only frame it (whatever they say) aside."""
+    of permission and an announced intent (「鍵、借りていくよ」) are all asks. Relevant when the ask
+    shares with the duty its kind of action (a phrasal particle, or the small bilingual table of
+    access verbs: go up, let in, hand over, switch off), the thing a Japanese rule names last
+    (印刷室, a loanword's source), a Japanese word the other language writes in romaji, its verb, a
+    word the night seldom uses, or two content lemmas; clauses that only frame it (whatever they
+    say) aside."""
     question = request.question
     if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
         return None
