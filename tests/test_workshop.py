@@ -101,6 +101,38 @@ def ex1_nights_played_once():
     crash.check_refused_call.__wrapped__(lambda limit, first_request_tokens, per_exchange_tokens: 1)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def ex4_solution_nights_played_once():
+    """Exercise 4's check plays, for each budget, nights that depend only on the chosen policy, the night
+    and the room (the stand-in is deterministic): ``policy.perform`` is memoized for this module, and the
+    worked solution's nights are played here once, before any check forks. The honest answers' checks,
+    and the test of the worst case the check reaches, read them; every other policy is played as before."""
+    played: dict = {}
+    perform = policy.perform
+
+    def memoized(chosen, night, room=10**6):
+        key = (chosen, night and night.model_dump_json(), room)
+        if key not in played:
+            played[key] = perform(chosen, night, room)
+        return played[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(policy, "perform", memoized)
+        choose_policy = solution_answer("ex4_choose_policy.ipynb")["choose_policy"]
+        for context_window, reply_reserve in [policy.EXAMPLE, *policy.UNSEEN]:
+            chosen = choose_policy(context_window, reply_reserve)
+            for night in [celebration_eve()] * ((context_window, reply_reserve) == policy.EXAMPLE) + [None]:
+                policy.perform(chosen, night, context_window - reply_reserve)
+        yield
+
+
+def solution_answer(name: str) -> dict:
+    """The exercise notebook's namespace with the worked solution's answer cell run in it."""
+    namespace = copy.copy(prepared(name))
+    run_source(tagged(SOLUTIONS / name, "answer").source, namespace)
+    return namespace
+
+
 def test_there_are_six_exercises_each_with_a_solution():
     assert len(NAMES) == 6 and NAMES == sorted(MODULES)
     assert NAMES == sorted(path.name for path in SOLUTIONS.glob("ex*.ipynb"))
@@ -231,11 +263,11 @@ def test_the_policy_check_nights_keep_the_promises_the_notebook_states():
 
 def test_the_policy_check_reaches_the_worst_case_it_promises():
     """The honest solution's worst-case bound is reached within a few exchanges' worth of tokens."""
-    namespace = copy.copy(prepared("ex4_choose_policy.ipynb"))
-    run_source(tagged(SOLUTIONS / "ex4_choose_policy.ipynb", "answer").source, namespace)
-    for context_window, reply_reserve in policy.UNSEEN:
-        requests, folds, _ = policy.perform(namespace["choose_policy"](context_window, reply_reserve), None)
-        assert folds and max(r.prompt_tokens for r in requests) > 0.85 * (context_window - reply_reserve)
+    choose_policy = solution_answer("ex4_choose_policy.ipynb")["choose_policy"]
+    for context_window, reply_reserve in policy.UNSEEN:  # the room the check gives it: its own nights
+        room = context_window - reply_reserve
+        requests, folds, _ = policy.perform(choose_policy(context_window, reply_reserve), None, room)
+        assert folds and max(r.prompt_tokens for r in requests) > 0.85 * room
 
 
 # ---- the harness: what a misbehaving answer can no longer do to a check cell ----------------------
