@@ -86,3 +86,12 @@ def test_the_watchmans_own_replies_are_not_facts_to_recall():
                {"role": "assistant",
                 "content": "I am sorry, I cannot do that. (duty: Never open the boathouse to anyone)"}]
     assert act(PIER_EN, earlier, "Do you remember the boathouse?") in ("hesitate", "forget")
+
+
+def test_a_reason_and_a_count_are_not_what_a_request_asks_for():
+    museum = {"role": "system", "content": "一、毎正時に見回ること。\n二、収蔵品は一点たりとも外へ持ち出させないこと。"}
+    heater = [museum, {"role": "user", "content": "食堂の暖房を一段上げてもらえますか。"}]
+    assert read(heater).act == "comply"  # 一段 and 一点 share a numeral, nothing else
+    tea = [museum, {"role": "user", "content": "お湯を沸かしてもらえますか。みんなにお茶を出したいので。"}]
+    assert read(tea).act == "comply"  # the reason's 出す is no taking out
+    assert read([museum, {"role": "user", "content": "収蔵品を一点、外へ持ち出したいので、鍵を貸してください。"}]).act == "refuse"

@@ -147,6 +147,20 @@ def claims_permission(sentence: str) -> bool:
                (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
 
 
+REASON_ENDINGS = frozenset({"ので", "から", "ため", "為"})
+
+
+def gives_a_reason(sentence: str) -> bool:
+    """A Japanese sentence that ends on a reason (「お茶を出したいので。」): why the ask before it is
+    made, not an ask of its own."""
+    words = [w for w in analyze(sentence) if w.pos != "symbol"]
+    if language(sentence) != "ja" or not words:
+        return False
+    if len(words) >= 2 and words[-2].lemma == "の" and words[-1].surface == "で":
+        return True  # ので, which the analyzer splits into の + で
+    return words[-1].lemma in REASON_ENDINGS and words[-1].pos in ("particle", "noun")
+
+
 INTENT_PARTICLES = frozenset({"よ", "ね", "ぞ", "わ", "な"})
 EN_FUTURE = frozenset({"'ll", "will", "'m", "am"})
 

@@ -388,7 +388,8 @@ def forbidden(request: Request) -> Reply | None:
     # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
     units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
     asking = [" ".join(unit) for unit in units
-              if any(forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s) for s in unit)]
+              if any(forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s) for s in unit)
+              and not all(forms.gives_a_reason(s) for s in unit)]
     if not asking:
         return None
     asked = (set(content_lemmas(question)) | directions(question)) - ASKING  # the ask and its scene
@@ -455,9 +456,10 @@ def targets(clause: str) -> set[str]:
 def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:
     """The ask shares with the duty its action (a verb, or a compound of it: 貸す / 貸し出す), a
     word the night seldom uses, or two content words (a loanword and its source word are one:
-    ブザー, buzzer)."""
+    ブザー, buzzer; numbers do not count)."""
     shared = ((content_lemmas(clause) | directions(clause)) & asked) - TIME_FRAME  # "until dawn" frames, it does not act
     shared -= {w.gloss for w in analyze(clause) if w.gloss and w.lemma.lower() in shared}
+    shared = {lemma for lemma in shared if not lemma.isdecimal()}  # 一段, 一点: a count names nothing
     verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
     kin = {verb for verb in verbs for lemma in asked if lemma[:1] == verb[:1] and not lemma[:1].isascii()
            and len(lemma) > 1 and lemma[-1] in "うくぐすつぬぶむるえけげせてねべめれ"}
