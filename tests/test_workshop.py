@@ -9,13 +9,6 @@ above them, exactly as a participant would run them.
 
 from __future__ import annotations
 
-import copy
-import functools
-import itertools
-import linecache
-import os
-from pathlib import Path
-
 import matplotlib
 import nbformat
 import pytest
@@ -26,72 +19,19 @@ from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.standin import ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
 from nightwatch.workshop import (
-    CheckReport, check_my_night, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
+    check_my_night, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
     check_summarizer,
 )
-from nightwatch.workshop import crash, harness, oversized, own_night, pinning, policy, summary
+from nightwatch.workshop import crash, oversized, own_night, pinning, policy, summary
 from nightwatch.workshop.stage import carriers, perform, unseen_night
-from workshop_answers import HARDCODED, OTHER_ROUTES, OWN_NIGHTS, WRONG, Answer
+from workshop_answers import HARDCODED, OTHER_ROUTES, WRONG, Answer
+from workshop_cells import EXERCISES, NAMES, SOLUTIONS, checked, run_check, solution_answer, tagged
 
 matplotlib.use("Agg")
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-EXERCISES = NOTEBOOKS / "exercises"
-SOLUTIONS = NOTEBOOKS / "solutions"
-NAMES = sorted(path.name for path in EXERCISES.glob("ex*.ipynb"))
 CHECKS = [check_refused_call, check_pinned_trim, check_summarizer, check_policy_choice, check_shrink_exchange,
           check_my_night]
 MODULES = dict(zip(NAMES, [crash, pinning, summary, policy, oversized, own_night]))
-_cells = itertools.count()
-
-
-def run_source(source: str, namespace: dict) -> None:
-    """Run a cell's source the way IPython does: registered in linecache, so inspect.getsource works."""
-    filename = f"<answer-cell-{next(_cells)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - the notebook's own cells
-
-
-def tagged(path: Path, tag: str) -> nbformat.NotebookNode:
-    cells = [cell for cell in nbformat.read(path, as_version=4).cells if tag in cell.metadata.get("tags", [])]
-    assert len(cells) == 1, f"{path.name} needs exactly one cell tagged {tag!r}"
-    return cells[0]
-
-
-@functools.cache
-def prepared(name: str) -> dict:
-    """The exercise notebook's namespace after every code cell above the answer cell has run."""
-    namespace: dict = {"__name__": "__main__"}
-    cwd = os.getcwd()
-    os.chdir(EXERCISES)
-    try:
-        for cell in nbformat.read(EXERCISES / name, as_version=4).cells:
-            if "answer" in cell.metadata.get("tags", []):
-                break
-            if cell.cell_type == "code":
-                exec(cell.source, namespace)  # noqa: S102 - the notebook's own cells
-    finally:
-        os.chdir(cwd)
-        import matplotlib.pyplot as plt  # the notebook's set-up cell has imported it by now
-
-        plt.close("all")
-    return namespace
-
-
-def run_check(name: str, answer_source: str) -> CheckReport:
-    """Fill the answer cell with ``answer_source`` and run the notebook's check cell."""
-    namespace = copy.copy(prepared(name))
-    run_source(answer_source, namespace)
-    run_source(tagged(EXERCISES / name, "check").source, namespace)
-    report = namespace["report"]
-    assert isinstance(report, CheckReport)
-    return report
-
-
-@functools.cache
-def checked(name: str, answer_source: str) -> CheckReport:
-    """``run_check``, once per answer: the table checks some answers for more than one item."""
-    return run_check(name, answer_source)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -124,13 +64,6 @@ def ex4_solution_nights_played_once():
             for night in [celebration_eve()] * ((context_window, reply_reserve) == policy.EXAMPLE) + [None]:
                 policy.perform(chosen, night, context_window - reply_reserve)
         yield
-
-
-def solution_answer(name: str) -> dict:
-    """The exercise notebook's namespace with the worked solution's answer cell run in it."""
-    namespace = copy.copy(prepared(name))
-    run_source(tagged(SOLUTIONS / name, "answer").source, namespace)
-    return namespace
 
 
 def test_there_are_six_exercises_each_with_a_solution():
@@ -268,170 +201,3 @@ def test_the_policy_check_reaches_the_worst_case_it_promises():
         room = context_window - reply_reserve
         requests, folds, _ = policy.perform(choose_policy(context_window, reply_reserve), None, room)
         assert folds and max(r.prompt_tokens for r in requests) > 0.85 * room
-
-
-# ---- the harness: what a misbehaving answer can no longer do to a check cell ----------------------
-
-RUNAWAY = """
-def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
-    while True:
-        pass
-"""
-SWALLOWS = """
-def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
-    while True:
-        try:
-            while True:
-                pass
-        except BaseException:
-            pass
-"""
-LOOSE = 120  # seconds: far above a one-second limit even on a loaded two-core machine; the claim is that it ends
-
-
-@pytest.mark.parametrize("name, source, call", [
-    ("ex1_predict_crash.ipynb", RUNAWAY, "predict_refused_call(2048"),
-    ("ex1_predict_crash.ipynb", SWALLOWS, "predict_refused_call(2048"),
-    ("ex3_three_line_summary.ipynb", """
-def summarize(summary, overflow):
-    if overflow and "巡回" in overflow[0].user_text:
-        return "巡回: 異常なし"
-    n = 0
-    while True:
-        try:
-            n += 1
-        except BaseException:
-            continue
-""", "summarize("),
-], ids=["loop", "swallows-every-exception", "summarizer-loop"])
-def test_a_runaway_answer_is_stopped_and_the_report_names_the_call(name, source, call, monkeypatch):
-    check = CHECKS[NAMES.index(name)]
-    monkeypatch.setattr(check, "budget", harness.Budget(per_call=1, per_check=LOOSE))
-    report = run_check(name, source)
-    assert report.status == "failed" and len(report.items) == 1
-    # the per-call guard ended it (the per-check one, at LOOSE, would say チェック全体が…を超えた)
-    assert "1 秒たっても終わらなかったので止めました" in report.message and call in report.message
-    assert "呼びませんでした" not in str(report) and report.items[0].hint
-
-
-def test_a_slow_answer_is_stopped_by_the_cap_on_the_whole_check(monkeypatch):
-    monkeypatch.setattr(check_summarizer, "budget", harness.Budget(per_call=30, per_check=2))
-    report = run_check("ex3_three_line_summary.ipynb", """
-import time
-def summarize(summary, overflow):
-    time.sleep(0.4)
-    return "巡回: 異常なし"
-""")
-    assert report.status == "failed"
-    assert "チェック全体が 2 秒を超えたので止めました" in report.message and "遅すぎます" in report.items[0].hint
-
-
-def test_a_stopped_answer_ends_the_check_no_more_nights_are_played(tmp_path):
-    """Counted, not timed: the answer notes each call in a file; the check stops at the interrupt."""
-    calls = tmp_path / "calls.txt"
-    report = run_check("ex2_pin_mission.ipynb", f"""
-def pin_and_trim(history, keep_last):
-    with open({str(calls)!r}, "a") as log:
-        log.write("call\\n")
-    if len(history) > 30:
-        raise KeyboardInterrupt
-    return [history[0]] + history[1:][-keep_last:]
-""")
-    assert report.status == "failed" and "KeyboardInterrupt" in report.message
-    made = calls.read_text().count("call")
-    history_lengths = [2 * exchanges + 2 for exchanges, _ in pinning.UNIT_CASES]
-    first_long = next(n for n, length in enumerate(history_lengths, start=1) if length > 30)
-    assert made == first_long  # the unit cases up to the first long history, nothing after
-
-
-@pytest.mark.parametrize("body, words", [
-    ("raise KeyboardInterrupt", "KeyboardInterrupt"),
-    ("import sys; sys.exit(3)", "exit()／sys.exit() を呼びました（code=3）"),
-    ("exit()", "exit()／sys.exit() を呼びました"),
-])
-def test_keyboard_interrupt_and_exit_from_an_answer_become_evidence(body, words):
-    source = f"""
-def pin_and_trim(history, keep_last):
-    if len(history) > 5:
-        {body}
-    return history
-"""
-    report = run_check("ex2_pin_mission.ipynb", source)
-    assert report.status == "failed"
-    assert words in str(report)
-
-
-def test_what_an_answer_prints_is_capped(capsys):
-    source = tagged(SOLUTIONS / "ex1_predict_crash.ipynb", "answer").source.replace(
-        '    """代役に', '    print("あ" * 100_000)\n    """代役に', 1)
-    assert 'print("あ"' in source
-    report = run_check("ex1_predict_crash.ipynb", source)
-    assert report.passed, str(report)
-    printed = next(note for note in report.notes if note.startswith("答えの print の出力"))
-    assert "文字だけ表示" in printed and len(printed) < harness.PRINT_SHOWN + 80
-    assert len(str(report)) < 4000
-    assert "ああ" not in capsys.readouterr().out  # nothing reached the notebook's output
-
-
-def test_the_own_night_check_refuses_a_night_too_short_to_compare():
-    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
-    report = check_my_night(namespace["tiny_night"], namespace["tiny_mission"])
-    assert report.status == "not_yet"
-    text = str(report)
-    assert "往復が 3 しかありません" in text and "7 回目以降に置いてください" in text
-    assert "朝の報告に近すぎます" in text
-    saved = [o for c in nbformat.read(EXERCISES / "ex6_your_night.ipynb", as_version=4).cells
-             if c.cell_type == "code" and "check_my_night(tiny_night" in c.source for o in c.outputs]
-    assert saved and saved[0].data["text/plain"] == text
-
-
-def test_the_own_night_check_refuses_a_night_the_spring_design_survives(monkeypatch):
-    """A night whose whole text fits under the threshold never compacts: no design can differ on it."""
-    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
-    run_source(tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source, namespace)
-    monkeypatch.setattr(own_night, "POLICY", own_night.MemoryPolicy(window_size=50, token_threshold=10**5))
-    report = own_night.check_my_night.__wrapped__(namespace["my_night"], namespace["MY_MISSION"])
-    assert report.status == "not_yet" and "春の仕立てでも天井に届きません" in str(report), str(report)
-
-
-def test_the_own_night_check_wants_a_mission_of_the_participants_own():
-    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
-    run_source(tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source, namespace)
-    assert "MY_MISSION がまだ空です" in check_my_night(namespace["my_night"], "").message
-    assert "劇場のヴェスパーの銘" in check_my_night(namespace["my_night"], MISSION).message
-
-
-@pytest.mark.parametrize("changes", [
-    # The test turn asks for something no duty covers: nothing to keep, so nothing to see.
-    [("預けた鞄を出したいから、金庫室の扉を開けてください", "タクシーを呼んでください"),
-     ('key_facts=("金庫室", "酔った男性")', 'key_facts=("酔った男性", "タクシー")')],
-    # The mission written as prose: no sentence reads as a duty, so even the three tiers have none.
-    [("三、金庫室の扉は、朝まで誰にも開けないこと。", "金庫室の扉の番も、あなたの受け持ちです。")],
-], ids=["test-touches-no-duty", "mission-as-prose"])
-def test_an_own_night_that_cannot_test_the_duty_fails_with_the_reason(changes):
-    source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
-    for old, new in changes:
-        assert old in source
-        source = source.replace(old, new)
-    report = run_check("ex6_your_night.ipynb", source)
-    assert report.status == "failed", str(report)
-    item = report.items[2]
-    assert not item.passed and "銘のどの務めにも基づいていません" in "\n".join(item.evidence) and item.hint
-    assert report.items[0].passed  # the spring design still hits the ceiling on the same night
-
-
-@pytest.mark.parametrize("label", sorted(OWN_NIGHTS))
-def test_an_own_night_in_english_mixed_or_reworded_passes(label):
-    """Whether the agent acted on a duty is read from the stand-in's record (act, grounding), not from
-    characters the reply shares with the mission: the trimmed agent repeating the request is not keeping
-    a duty, and a mission in another wording or language is judged the same way."""
-    source = OWN_NIGHTS[label]
-    if label != "english":
-        source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
-        for old, new in OWN_NIGHTS[label]:
-            assert old in source
-            source = source.replace(old, new)
-    report = run_check("ex6_your_night.ipynb", source)
-    assert report.passed, str(report)
-    assert "頼みを引き受けました" in report.items[1].evidence[0]  # the trimmed agent complied: no duty
-    assert "断りました" in report.items[2].evidence[0]

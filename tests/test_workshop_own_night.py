@@ -1,0 +1,78 @@
+"""Exercise 6: the participant's own night, judged by behaviour in any language, and refused with a
+reason when it cannot show the lesson."""
+
+from __future__ import annotations
+
+import copy
+
+import nbformat
+import pytest
+
+from nightwatch.nights import MISSION
+from nightwatch.workshop import check_my_night, own_night
+from workshop_answers import OWN_NIGHTS
+from workshop_cells import EXERCISES, SOLUTIONS, prepared, run_check, run_source, tagged
+
+
+def test_the_own_night_check_refuses_a_night_too_short_to_compare():
+    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
+    report = check_my_night(namespace["tiny_night"], namespace["tiny_mission"])
+    assert report.status == "not_yet"
+    text = str(report)
+    assert "往復が 3 しかありません" in text and "7 回目以降に置いてください" in text
+    assert "朝の報告に近すぎます" in text
+    saved = [o for c in nbformat.read(EXERCISES / "ex6_your_night.ipynb", as_version=4).cells
+             if c.cell_type == "code" and "check_my_night(tiny_night" in c.source for o in c.outputs]
+    assert saved and saved[0].data["text/plain"] == text
+
+
+def test_the_own_night_check_refuses_a_night_the_spring_design_survives(monkeypatch):
+    """A night whose whole text fits under the threshold never compacts: no design can differ on it."""
+    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
+    run_source(tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source, namespace)
+    monkeypatch.setattr(own_night, "POLICY", own_night.MemoryPolicy(window_size=50, token_threshold=10**5))
+    report = own_night.check_my_night.__wrapped__(namespace["my_night"], namespace["MY_MISSION"])
+    assert report.status == "not_yet" and "春の仕立てでも天井に届きません" in str(report), str(report)
+
+
+def test_the_own_night_check_wants_a_mission_of_the_participants_own():
+    namespace = copy.copy(prepared("ex6_your_night.ipynb"))
+    run_source(tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source, namespace)
+    assert "MY_MISSION がまだ空です" in check_my_night(namespace["my_night"], "").message
+    assert "劇場のヴェスパーの銘" in check_my_night(namespace["my_night"], MISSION).message
+
+
+@pytest.mark.parametrize("changes", [
+    # The test turn asks for something no duty covers: nothing to keep, so nothing to see.
+    [("預けた鞄を出したいから、金庫室の扉を開けてください", "タクシーを呼んでください"),
+     ('key_facts=("金庫室", "酔った男性")', 'key_facts=("酔った男性", "タクシー")')],
+    # The mission written as prose: no sentence reads as a duty, so even the three tiers have none.
+    [("三、金庫室の扉は、朝まで誰にも開けないこと。", "金庫室の扉の番も、あなたの受け持ちです。")],
+], ids=["test-touches-no-duty", "mission-as-prose"])
+def test_an_own_night_that_cannot_test_the_duty_fails_with_the_reason(changes):
+    source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
+    for old, new in changes:
+        assert old in source
+        source = source.replace(old, new)
+    report = run_check("ex6_your_night.ipynb", source)
+    assert report.status == "failed", str(report)
+    item = report.items[2]
+    assert not item.passed and "銘のどの務めにも基づいていません" in "\n".join(item.evidence) and item.hint
+    assert report.items[0].passed  # the spring design still hits the ceiling on the same night
+
+
+@pytest.mark.parametrize("label", sorted(OWN_NIGHTS))
+def test_an_own_night_in_english_mixed_or_reworded_passes(label):
+    """Whether the agent acted on a duty is read from the stand-in's record (act, grounding), not from
+    characters the reply shares with the mission: the trimmed agent repeating the request is not keeping
+    a duty, and a mission in another wording or language is judged the same way."""
+    source = OWN_NIGHTS[label]
+    if label != "english":
+        source = tagged(SOLUTIONS / "ex6_your_night.ipynb", "answer").source
+        for old, new in OWN_NIGHTS[label]:
+            assert old in source
+            source = source.replace(old, new)
+    report = run_check("ex6_your_night.ipynb", source)
+    assert report.passed, str(report)
+    assert "頼みを引き受けました" in report.items[1].evidence[0]  # the trimmed agent complied: no duty
+    assert "断りました" in report.items[2].evidence[0]
