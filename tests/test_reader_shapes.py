@@ -68,6 +68,8 @@ def test_note_style_and_nominal_sentences_are_duties_and_a_title_line_is_not():
     english = duty_clauses("Back door bolted from 22:00.\nCheck the lines on the hour.\nThe hut is off limits to all.")
     assert [kind_of(c) for c in english] == ["at_time", "periodic", "prohibition"]
     assert duty_clauses("The gate was left open.\nNever open the gate.") == ["Never open the gate"]  # a record
+    assert duty_clauses("毎正時の巡回\n鍵は誰にも貸さないこと。")[0] == "毎正時の巡回"  # a duty, not a title
+    assert duty_clauses("No visitors after ten\nWalk the yard hourly.")[0] == "No visitors after ten"
 
 
 def test_a_follow_up_already_in_the_running_summary_follows_its_incident():

@@ -110,10 +110,11 @@ def duty_clauses(content: str) -> list[str]:
 
 
 def _is_heading(line: str) -> bool:
-    """A first line with no verb and no closing stop, more lines under it: a title (「…　夜間監視」)."""
+    """A first line with no verb and no closing stop, more lines under it, that reads as no kind of
+    duty: a title (「…　夜間監視」), not 「毎正時の巡回」 or "No visitors after ten"."""
     words = analyze(line)
     return not line.rstrip().endswith(("。", ".", "!", "！")) and not any(w.pos in ("verb", "aux_verb") for w in words) \
-        and not forms.is_negated(line)
+        and kind_of(_clean(line)) == "other"
 
 
 def kind_of(clause: str) -> DutyKind:

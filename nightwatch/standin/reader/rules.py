@@ -210,7 +210,7 @@ def asks_for_duties(question: str) -> bool:
             return True
         if _what_you_were_told(sentence):
             return True
-        if RECALL_WORDS - {"remind"} & found:
+        if (RECALL_WORDS - {"remind"}) & found:  # "remind me what you do" still asks for duties
             continue
         if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
             return True
