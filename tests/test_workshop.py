@@ -18,19 +18,13 @@ from nightwatch.memory import ConversationMemory
 from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.standin import ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
-from nightwatch.workshop import (
-    check_my_night, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
-    check_summarizer,
-)
-from nightwatch.workshop import crash, oversized, own_night, pinning, policy, summary
+from nightwatch.workshop import check_summarizer, crash, oversized, own_night, pinning, policy, summary
 from nightwatch.workshop.stage import carriers, perform, unseen_night
 from workshop_answers import HARDCODED, OTHER_ROUTES, WRONG, Answer
-from workshop_cells import EXERCISES, NAMES, SOLUTIONS, checked, run_check, solution_answer, tagged
+from workshop_cells import CHECKS, EXERCISES, NAMES, SOLUTIONS, checked, run_check, solution_answer, tagged
 
 matplotlib.use("Agg")
 
-CHECKS = [check_refused_call, check_pinned_trim, check_summarizer, check_policy_choice, check_shrink_exchange,
-          check_my_night]
 MODULES = dict(zip(NAMES, [crash, pinning, summary, policy, oversized, own_night]))
 
 

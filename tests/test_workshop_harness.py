@@ -5,14 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from nightwatch.workshop import (
-    check_my_night, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange, check_summarizer,
-)
-from nightwatch.workshop import harness, pinning
-from workshop_cells import NAMES, SOLUTIONS, run_check, tagged
-
-CHECKS = [check_refused_call, check_pinned_trim, check_summarizer, check_policy_choice, check_shrink_exchange,
-          check_my_night]
+from nightwatch.workshop import check_summarizer, harness, pinning
+from workshop_cells import CHECKS, NAMES, SOLUTIONS, run_check, tagged
 
 RUNAWAY = """
 def predict_refused_call(limit, first_request_tokens, per_exchange_tokens):
