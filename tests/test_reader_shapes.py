@@ -97,3 +97,26 @@ def test_a_reason_and_a_count_are_not_what_a_request_asks_for():
     tea = [museum, {"role": "user", "content": "お湯を沸かしてもらえますか。みんなにお茶を出したいので。"}]
     assert read(tea).act == "comply"  # the reason's 出す is no taking out
     assert read([museum, {"role": "user", "content": "収蔵品を一点、外へ持ち出したいので、鍵を貸してください。"}]).act == "refuse"
+
+
+def test_the_kind_of_answer_asked_for_need_not_be_in_the_fact():
+    said = "A trawler came in after midnight with a torn net from the Dogger Bank."
+    earlier = [{"role": "user", "content": said}, {"role": "assistant", "content": "Understood."},
+               {"role": "user", "content": "The harbour cat sleeps on the bollard."},
+               {"role": "assistant", "content": "Understood."}]
+    # "which fishing ground" names the answer wanted; the fact about the trawler is still the one
+    reply = read([PIER_EN, *earlier, {"role": "user", "content": "Which fishing ground was that trawler from?"}])
+    assert reply.act == "recall" and "Dogger Bank" in reply.content
+    # a lead-in before a colon is not what is asked about
+    reply = read([PIER_EN, *earlier, {"role": "user", "content": "Quick one from the office: how big was the tear in "
+                                                                  "the trawler's net?"}])
+    assert reply.act == "recall" and "torn net" in reply.content
+    assert act(PIER_EN, earlier, "Which fishing ground was the ferry from?") in ("hesitate", "forget")
+
+
+def test_an_interrogative_with_a_counter_and_ka_says_some_and_asks_nothing():
+    told = "見回りの人から連絡です。桟橋の先にカモメが何羽か集まっているそうです。"
+    earlier = [{"role": "user", "content": told}, {"role": "assistant", "content": "承知いたしました。"}]
+    assert act(PIER_JA, [], told) == "acknowledge"
+    reply = read([PIER_JA, *earlier, {"role": "user", "content": "カモメが集まってたのって、どこだったっけ？"}])
+    assert reply.act == "recall" and "桟橋の先" in reply.content

@@ -189,6 +189,15 @@ def announces_intent(sentence: str) -> bool:
     return False
 
 
+def _indefinite(words, i: int) -> bool:
+    """An interrogative that asks nothing: followed, past its counter, by か, も or でも (誰も no one,
+    何か something, 何房か some bunches, 何度も many times)."""
+    j = i + 1
+    while j < len(words) and words[j].pos in ("suffix", "noun") and words[i].pos == "num":
+        j += 1  # 何房, 何人: the counter belongs to the interrogative
+    return j < len(words) and words[j].lemma in ("も", "か", "でも")
+
+
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def is_question(sentence: str) -> bool:
     """Asks something: a question mark, a question particle (か, っけ, かな), or an interrogative."""
@@ -200,8 +209,7 @@ def is_question(sentence: str) -> bool:
         tail = [w for w in words if w.pos != "symbol"]
         if tail and tail[-1].pos == "particle" and tail[-1].lemma in QUESTION_PARTICLES:
             return True
-        asking = [w for i, w in enumerate(words) if w.lemma in INTERROGATIVES
-                  and not (i + 1 < len(words) and words[i + 1].lemma in ("も", "か", "でも"))]  # 誰も, 何か: no one, something
+        asking = [w for i, w in enumerate(words) if w.lemma in INTERROGATIVES and not _indefinite(words, i)]
         return bool(asking) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
     return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES and len(words) > 2 \
         and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")

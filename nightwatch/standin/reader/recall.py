@@ -40,12 +40,18 @@ NOT_RECALLED = ("思い出せ", "cannot recall", "do not remember", "cannot quit
 
 def topic_of(question: str) -> str:
     """The quoted phrase of the question, else its sentences that ask ("Which bay was it in? I want
-    to check it." is about the bay, not about checking)."""
+    to check it." is about the bay, not about checking), each without a lead-in that ends in a colon
+    when what follows the colon asks on its own ("Quick one from the desk: which bay was it?")."""
     spans = quoted(question)
     if spans:
         return spans[0]
-    asking = [sentence for sentence in sentences(question) if material.is_question(sentence)]
+    asking = [_after_lead_in(sentence) for sentence in sentences(question) if material.is_question(sentence)]
     return " ".join(asking) if asking else question
+
+
+def _after_lead_in(sentence: str) -> str:
+    head, colon, rest = sentence.partition(":") if ":" in sentence else sentence.partition("：")
+    return rest.strip() if colon and rest.strip() and material.is_question(rest.strip()) else sentence
 
 
 def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | None, float]:
@@ -109,9 +115,11 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
     sources = _sources(topic)
     own |= {lemma for lemma, source in sources.items() if source in own}
     around |= {lemma for lemma, source in sources.items() if source in around}
-    found = sum(weights.get(lemma, 1.0) * (1.0 if _holds(lemma, own) else 0.5 if _holds(lemma, around) else 0.0)
-                for lemma in wanted)
-    share = found / sum(weights.get(lemma, 1.0) for lemma in wanted)
+    slot = answer_slot(topic)
+    held = {lemma: 1.0 if _holds(lemma, own) else 0.5 if _holds(lemma, around) else 0.0 for lemma in wanted}
+    weights = {lemma: SLOT_UNMET / len(slot) if lemma in slot and not held[lemma] else weight
+               for lemma, weight in weights.items()}
+    share = sum(weights[lemma] * held[lemma] for lemma in wanted) / sum(weights.values())
     about = subject_lemmas(text)
     if about and not any(_holds(lemma, about) for lemma in wanted) and not _names_an_action(topic):
         return share / 2
@@ -122,6 +130,37 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
 
 
 DESCRIBING_WEIGHT = 0.5
+WH_DETERMINERS = frozenset({"which", "what", "whose", "何の", "何処"})
+"""Interrogatives whose next noun names the kind of answer: "which bay", 「どの区画」, 「どこの配管」."""
+SLOT_UNMET = 0.25
+"""The weight of the answer's kind when a fact lacks it ("which car" and a fact with no car), shared
+by its words: a little, so that of two facts the one that has it wins, but not enough to doubt a
+fact that has the rest."""
+KIND_OF = frozenset({"sort", "kind", "type", "種類"})
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def answer_slot(topic: str) -> frozenset[str]:
+    """The words that name the answer wanted rather than what the question is about: the nouns
+    right after which/what/whose (and after "what sort of"), after どの/どこの/何の, and the
+    adjective after "how" ("how high"; "how many boxes" is still about boxes). A fact that has one
+    of them is the better for it; one that lacks it has lost nothing, since it is what is asked."""
+    words = analyze(topic)
+    slot: set[str] = set()
+    for i, word in enumerate(words):
+        if word.lemma.lower() == "how" and i + 1 < len(words) and words[i + 1].lemma not in ("many", "much"):
+            slot.add(words[i + 1].lemma.lower())
+        if word.lemma.lower() not in WH_DETERMINERS:
+            continue
+        j = i + 1
+        if j < len(words) and words[j].pos == "particle" and words[j].lemma == "の":
+            j += 1  # どこの配管
+        while j < len(words) and words[j].pos == "noun" and words[j].is_content and not _past_tense(words[j]):
+            slot.add(words[j].lemma.lower())
+            j += 1
+            if words[j - 1].lemma in KIND_OF and j < len(words) and words[j].lemma == "of":
+                j += 1  # what sort of car
+    return frozenset(slot)
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -134,6 +173,11 @@ def _naming_weights(topic: str) -> dict[str, float]:
         kind = "adj" if i + 1 < len(words) and words[i + 1].surface == "な" else word.pos  # 変な: an adjective
         kinds.setdefault(word.lemma.lower(), set()).add(kind)
     return {lemma: DESCRIBING_WEIGHT for lemma, found in kinds.items() if found <= {"verb", "adj"}}
+
+
+def _past_tense(word) -> bool:
+    """An English verb in the past ("what car *picked* him up"): the noun phrase has ended."""
+    return word.surface.isascii() and word.surface.lower().endswith("ed") and word.lemma != word.surface.lower()
 
 
 def _names_an_action(topic: str) -> bool:

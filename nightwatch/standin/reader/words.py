@@ -51,7 +51,7 @@ ENGLISH_DETERMINERS = frozenset(
 JAPANESE_CONTENT_POS = {"名詞", "動詞", "形容詞", "形状詞", "代名詞"}
 GENERIC_LEMMAS = frozenset(
     # verbs and nouns that carry grammar rather than content (する, ある, いる, なる, こと, もの, …)
-    "為る 有る 居る 成る 来る 行く 出来る 御座る 願う 事 物 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
+    "為る 有る 居る 成る 来る 行く 出来る 御座る 願う 事 物 奴 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
     "come make say tell let 私 僕 貴方 あなた 彼 彼女 i you he she".split()
 )
 APOSTROPHES = str.maketrans({"’": "'", "‘": "'"})
@@ -177,7 +177,8 @@ CONTINUATIVE = dict(zip("うくぐすつぬぶむる", "いきぎしちにびみ
 
 def same_word(wanted: str, lemma: str) -> bool:
     """The same word in another shape, for Japanese lemmas: equal; a verb and a word made from its
-    continuative form (酔っ払う and the noun 酔っ払い, 入る and the compound verb 入り込む); a compound
+    continuative form (酔っ払う and the noun 酔っ払い, 入る and the compound verb 入り込む, 寝る and
+    寝込む); a compound
     and its last part, or its first part of two or more characters (異音 and 音, 釣り人 and 釣り)."""
     if wanted == lemma:
         return True
@@ -186,6 +187,9 @@ def same_word(wanted: str, lemma: str) -> bool:
     for verb, other in ((wanted, lemma), (lemma, wanted)):
         if len(verb) >= 2 and verb[-1] in CONTINUATIVE and other.startswith(verb[:-1] + CONTINUATIVE[verb[-1]]):
             return True  # the noun 釣り, the compound verb 入り込む
+        if len(verb) >= 2 and verb[-1] == "る" and len(other) > len(verb) and other.startswith(verb[:-1]) \
+                and other[-1] in CONTINUATIVE:
+            return True  # an ichidan verb's stem is its continuative: 寝る and the compound verb 寝込む
     short, long = sorted((wanted, lemma), key=len)
     return len(long) > len(short) and (long.endswith(short) or (len(short) >= 2 and long.startswith(short)))
 
