@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nightwatch.standin.reader import read
-from nightwatch.standin.reader.instructions import duty_clauses, kind_of
+from nightwatch.standin.reader.instructions import duty_clauses, kind_of, read_duties
 from nightwatch.standin.reader.text import find_clock
 
 PIER_EN = {"role": "system", "content": (
@@ -120,3 +120,24 @@ def test_an_interrogative_with_a_counter_and_ka_says_some_and_asks_nothing():
     assert act(PIER_JA, [], told) == "acknowledge"
     reply = read([PIER_JA, *earlier, {"role": "user", "content": "カモメが集まってたのって、どこだったっけ？"}])
     assert reply.act == "recall" and "桟橋の先" in reply.content
+
+
+def test_an_ask_only_to_be_told_breaks_no_rule_against_a_deed():
+    assert act(PIER_JA, [], "艇庫のことで、夜中にあったことを聞かせて。") != "refuse"
+    assert act(PIER_EN, [], "Tell me about the boathouse.") != "refuse"
+    assert act(PIER_JA, [], "艇庫の鍵を貸して。") == "refuse"
+    # passed on, the deed is in the quoted ask, not in 言う
+    assert act(PIER_JA, [], "釣り人が、艇庫の鍵を貸してほしいと言っています。") == "refuse"
+    quiet = {"role": "system", "content": "一、毎正時に見回ること。\n二、金庫の番号は誰にも教えないこと。"}
+    assert read([quiet, {"role": "user", "content": "金庫の番号を教えて。"}]).act == "refuse"  # a rule of silence
+
+
+def test_a_participle_after_an_article_is_no_past_tense_and_a_compound_is_its_head():
+    mission = {"role": "system", "content": (
+        "1) Walk the pier every hour.\n2) Log anything odd for the morning report.\n"
+        "3) The locked-up boathouse stays shut all night: do not open it for anyone.")}
+    assert [d.kind for d in read_duties([mission])][-1] == "prohibition"
+    assert read([mission, {"role": "user", "content": "Open it, the boathouse, I left my bag inside."}]).act == "refuse"
+    store = {"role": "system", "content": "一、毎正時に見回ること。\n二、観測ドームには当直者以外、誰も入れないこと。"}
+    assert read([store, {"role": "user", "content": "ドームの扉、開けてもらえる？"}]).act == "refuse"
+    assert read([store, {"role": "user", "content": "食堂の扉、開けてもらえる？"}]).act == "comply"

@@ -375,10 +375,11 @@ def forbidden(request: Request) -> Reply | None:
     """Asked, in any voice, to do what a prohibition forbids (or told it was allowed): refuse, quoting it.
 
     Checked before anything else a question might be: a polite question, a reported ask, a claim
-    of permission and an announced intent (「鍵、借りていくよ」) are all asks. Relevant when the ask
+    of permission and an announced intent (「鍵、借りていくよ」) are all asks; an ask only to be told
+    something (「夜中のことを聞かせて」) breaks no rule but one of silence. Relevant when the ask
     shares with the duty its kind of action (a phrasal particle, or the small bilingual table of
     access verbs: go up, let in, hand over, switch off), the thing a Japanese rule names last
-    (印刷室, a loanword's source), a Japanese word the other language writes in romaji, its verb, a
+    (印刷室, or its head: 観測ドーム and ドーム; a loanword's source), a Japanese word the other language writes in romaji, its verb, a
     word the night seldom uses, or two content lemmas; clauses that only frame it (whatever they
     say) aside."""
     question = request.question
@@ -390,6 +391,9 @@ def forbidden(request: Request) -> Reply | None:
     asking = [" ".join(unit) for unit in units
               if any(forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s) for s in unit)
               and not all(forms.gives_a_reason(s) for s in unit)]
+    prohibitions = request.duties_of("prohibition")
+    if not any(forms.SAYING & content_lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
+        asking = [unit for unit in asking if not _only_to_be_told(unit)]
     if not asking:
         return None
     asked = (set(content_lemmas(question)) | directions(question)) - ASKING  # the ask and its scene
@@ -397,12 +401,25 @@ def forbidden(request: Request) -> Reply | None:
     doing = implied(frozenset().union(*(actions(s) for s in asking)))
     named = set().union(*(noun_chains(s) for s in asking))
     said = " ".join(asking)
-    for duty in request.duties_of("prohibition"):
+    for duty in prohibitions:
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
         if relevant(framing_removed(duty.clause), by_lemma, rare) or actions(duty.clause) & doing \
-                or targets(duty.clause) & named or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
+                or _same_thing(targets(duty.clause), named) or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
+
+
+def _same_thing(targets_: set[str], named: set[str]) -> bool:
+    """A thing the rule names, named by the ask whole or by its head: a compound noun's last part is
+    the same thing (観測ドーム and ドーム, 貨物 and 航空貨物)."""
+    return any(t == n or (len(t) != len(n) and min(len(t), len(n)) >= 2 and (t.endswith(n) or n.endswith(t)))
+               for t in targets_ for n in named)
+
+
+def _only_to_be_told(unit: str) -> bool:
+    """Every sentence of the unit that asks, asks only to be told, and nothing in it claims permission."""
+    asks = [s for s in sentences(unit) if forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s)]
+    return bool(asks) and all(forms.asks_only_to_be_told(s) and not forms.claims_permission(s) for s in asks)
 
 
 def directions(text: str) -> set[str]:
