@@ -141,3 +141,20 @@ def test_a_participle_after_an_article_is_no_past_tense_and_a_compound_is_its_he
     store = {"role": "system", "content": "一、毎正時に見回ること。\n二、観測ドームには当直者以外、誰も入れないこと。"}
     assert read([store, {"role": "user", "content": "ドームの扉、開けてもらえる？"}]).act == "refuse"
     assert read([store, {"role": "user", "content": "食堂の扉、開けてもらえる？"}]).act == "comply"
+
+
+def test_a_narrated_ask_is_about_what_follows_its_verb_of_asking_not_the_scene():
+    # the boathouse is where it happened; the deed asked for is a phone call
+    said = "A kayaker says he capsized right by the boathouse and asks you to ring his wife for him."
+    assert act(PIER_EN, [], said) == "comply"
+    assert act(PIER_EN, [], "A kayaker by the slipway asks you to open the boathouse for him.") == "refuse"
+    assert act(PIER_EN, [], "Open the boathouse, I need my paddle.") == "refuse"  # "I need" asks nothing on
+
+
+def test_whom_a_rule_covers_and_a_particle_past_a_colon_are_not_what_it_forbids():
+    mission = {"role": "system", "content": (
+        "Walk the pier every hour.\nKeep a log for the morning report.\n"
+        "Nobody, anglers included, goes into the boathouse after dark.\n"
+        "No oar leaves the rack tonight: not on loan, not for anyone.")}
+    assert read([mission, {"role": "user", "content": "Could you put the kettle on for the anglers?"}]).act == "comply"
+    assert read([mission, {"role": "user", "content": "Could you let me into the boathouse?"}]).act == "refuse"

@@ -66,10 +66,24 @@ POSSESSIVES = frozenset("its his her their my your our".split())
 CONCESSIVE_EN = re.compile(r"(?i)\b(?:whatever|whoever|whichever|however|no matter)\b[^,.;:!?]*")
 SETTING_EN = re.compile(r"(?i)\b(?:when|while|whenever|before|after|because|since|until|till)\b[^,.;:!?]*")
 """Clauses that only frame the ask (whatever reason they give; when she comes up): not what is asked."""
+SCOPE_EN = re.compile(r"(?i)(?:\b[\w-]+(?: and [\w-]+)? (?:included|excepted|alike)\b|\b(?:including|except|not even)\b[^,.;:!?]*)")
+"""Phrases that say whom a rule covers ("pickers included", "staff and visitors alike", "not even
+the manager"): who, not what is done."""
 
 
 def _english_actions(text: str) -> set[str]:
-    words = analyze(framing_removed(text))
+    """The actions of an English text, clause by clause: a particle past a comma or a colon belongs
+    to another phrase ("No item leaves the room: not on loan" switches nothing on)."""
+    found: set[str] = set()
+    for clause in CLAUSE_BREAK.split(framing_removed(text)):
+        found |= _english_clause_actions(analyze(clause))
+    return found
+
+
+CLAUSE_BREAK = re.compile(r"[,;:—–]")
+
+
+def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
     found: set[str] = set()
     for i, word in enumerate(words):
         lemma = word.lemma.lower()
@@ -104,8 +118,9 @@ def phrasal_verbs(text: str) -> set[str]:
 
 
 def framing_removed(text: str) -> str:
-    """An English text without the clauses that only frame it (concessive, when/before/because …)."""
-    return SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text))
+    """An English text without the clauses that only frame it (concessive, when/before/because …)
+    or say whom it covers ("Nobody, staff included, …", "guests and crew alike")."""
+    return SCOPE_EN.sub(" ", SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text)))
 
 
 def _japanese_actions(text: str) -> set[str]:

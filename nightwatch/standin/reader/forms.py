@@ -117,6 +117,19 @@ def requested_verbs(sentence: str) -> frozenset[str]:
     return frozenset()
 
 
+def deed_of(text: str) -> str:
+    """What an English ask asks to have done: the words after its last inflected verb of asking or
+    wanting (EN_WANTING, narrated: "A man whose car slid off below the gate asks you to call a tow" asks for the call,
+    not the gate); the whole text when there is none, and in Japanese (its asks are read unit by unit)."""
+    if language(text) != "en":
+        return text
+    words = analyze(text)
+    last = max((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING
+                and w.surface.lower() != w.lemma.lower()), default=None)  # asks, wanted: narrated, not "I need"
+    rest = words[last + 1 :] if last is not None else ()
+    return " ".join(w.surface for w in rest) if any(w.is_content for w in rest) else text
+
+
 def asks_only_to_be_told(sentence: str) -> bool:
     """A request whose deed is telling (「夜中のことを聞かせて」, "tell me about the van"): it asks for
     words, so no rule against a deed is broken by it."""

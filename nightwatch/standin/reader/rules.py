@@ -397,13 +397,16 @@ def forbidden(request: Request) -> Reply | None:
     if not asking:
         return None
     asked = (set(content_lemmas(question)) | directions(question)) - ASKING  # the ask and its scene
-    rare = rare_lemmas(request) & set().union(*(content_lemmas(s) for s in asking))
-    doing = implied(frozenset().union(*(actions(s) for s in asking)))
+    deeds = [forms.deed_of(s) for s in asking]
+    deed_lemmas = set().union(*(content_lemmas(d) | directions(d) for d in deeds))
+    rare = rare_lemmas(request) & deed_lemmas
+    passed_on = deeds != asking  # an English narration of an ask: the deed is what follows "asks"
+    doing = implied(frozenset().union(*(actions(d) for d in deeds)))
     named = set().union(*(noun_chains(s) for s in asking))
     said = " ".join(asking)
     for duty in prohibitions:
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
-        if relevant(framing_removed(duty.clause), by_lemma, rare) or actions(duty.clause) & doing \
+        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None) or actions(duty.clause) & doing \
                 or _same_thing(targets(duty.clause), named) or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
@@ -470,17 +473,19 @@ def targets(clause: str) -> set[str]:
     return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
 
 
-def relevant(clause: str, asked: set[str], rare: set[str]) -> bool:
+def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None = None) -> bool:
     """The ask shares with the duty its action (a verb, or a compound of it: 貸す / 貸し出す), a
     word the night seldom uses, or two content words (a loanword and its source word are one:
-    ブザー, buzzer; numbers do not count)."""
+    ブザー, buzzer; numbers do not count), and at least one of them is in the deed asked for, not
+    only in the scene around it."""
     shared = ((content_lemmas(clause) | directions(clause)) & asked) - TIME_FRAME  # "until dawn" frames, it does not act
     shared -= {w.gloss for w in analyze(clause) if w.gloss and w.lemma.lower() in shared}
     shared = {lemma for lemma in shared if not lemma.isdecimal()}  # 一段, 一点: a count names nothing
     verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
     kin = {verb for verb in verbs for lemma in asked if lemma[:1] == verb[:1] and not lemma[:1].isascii()
            and len(lemma) > 1 and lemma[-1] in "うくぐすつぬぶむるえけげせてねべめれ"}
-    return len(shared) >= 2 or bool(shared & verbs) or bool(kin) or bool(shared & rare)
+    in_deed = deed is None or bool(shared & deed)
+    return (in_deed and (len(shared) >= 2 or bool(shared & verbs) or bool(shared & rare))) or bool(kin)
 
 
 def asked_to_act(request: Request) -> Reply | None:
