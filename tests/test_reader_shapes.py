@@ -27,6 +27,7 @@ def act(mission: dict[str, str], earlier: list[dict[str, str]], said: str) -> st
 
 @pytest.mark.parametrize(("said", "expected"), [
     ("Four.", "periodic"),  # a bare hour is the clock speaking
+    ("0300.", "periodic"),  # hours and minutes, as a log writes them
     ("(The clock strikes four.)", "periodic"),  # a message that is all a stage direction
     ("The church bell rings twelve.", "periodic"),
     ("Could you fetch me a blanket?", "comply"),  # a request in question form: acted on, not recalled
@@ -44,6 +45,8 @@ def test_english_shapes(said, expected):
 @pytest.mark.parametrize(("said", "expected"), [
     ("（時計が四つ鳴る）", "periodic"),  # a struck count names the hour
     ("３時です。", "periodic"),  # full-width digits
+    ("午後8時です。今夜もよろしくお願いします。", "periodic"),  # a greeting asks for nothing
+    ("艇庫の件、よろしくお願いします。", "refuse"),  # ...but a matter named with it is asked for
     ("毛布を持ってきてもらえますか。", "comply"),
     ("記録を読み上げてください。", "report"),
     ("あなたが頼まれたことを言ってみて。", "duties"),

@@ -50,6 +50,8 @@ def is_request(sentence: str) -> bool:
     """Does the sentence ask someone to do something, in any voice (direct, polite, reported)?"""
     words = analyze(sentence)
     if language(sentence) == "ja":
+        if _greeting(words):
+            return False
         for i, word in enumerate(words):
             if word.pos in ("verb", "aux_verb") and word.form.startswith("命令形") and word.lemma not in ("為る",) \
                     or (word.lemma == "為る" and word.form.startswith("命令形") and i > 0):
@@ -135,6 +137,16 @@ def asks_only_to_be_told(sentence: str) -> bool:
     words, so no rule against a deed is broken by it."""
     verbs = requested_verbs(sentence)
     return bool(verbs) and verbs <= SAYING and is_direct_request(sentence)  # 「開けてほしいと言っています」 passes on a deed
+
+
+def _greeting(words: tuple[Word, ...]) -> bool:
+    """「今夜もよろしくお願いします」: 宜しく with a verb of asking and nothing asked for (no other
+    verb, and no noun but one with も: 今夜も): a greeting. 「報告をよろしくお願いします」 and
+    「鍵の件、よろしく」 ask for something."""
+    verbs = {w.lemma for w in words if w.pos == "verb"} - {"為る"}
+    named = [i for i, w in enumerate(words) if w.pos == "noun" and w.is_content]
+    return any(w.lemma == "宜しく" for w in words) and verbs <= {"願う", "頼む"} \
+        and all(i + 1 < len(words) and words[i + 1].lemma == "も" for i in named)
 
 
 def _ends_in_te(words: tuple[Word, ...]) -> bool:

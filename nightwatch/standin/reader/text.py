@@ -199,8 +199,11 @@ def find_clock(text: str) -> Clock | None:
 
 
 def _bare_hour(text: str) -> Clock | None:
-    """A message that is nothing but an hour's numeral ("Four.", 「四。」, "11"): the clock speaking."""
+    """A message that is nothing but an hour's numeral ("Four.", 「四。」, "11"), or four digits of
+    hours and minutes as a log or a radio says them ("0100", "2300"): the clock speaking."""
     said = text.strip().rstrip(".。!！")
+    if len(said) == 4 and said.isascii() and said.isdigit() and int(said[:2]) < 24 and int(said[2:]) < 60:
+        return Clock(int(said[:2]), said)
     value = number_value(said)
     return Clock(value % 24, said) if value is not None and 1 <= value <= 24 else None
 
