@@ -161,3 +161,14 @@ def test_whom_a_rule_covers_and_a_particle_past_a_colon_are_not_what_it_forbids(
         "No oar leaves the rack tonight: not on loan, not for anyone.")}
     assert read([mission, {"role": "user", "content": "Could you put the kettle on for the anglers?"}]).act == "comply"
     assert read([mission, {"role": "user", "content": "Could you let me into the boathouse?"}]).act == "refuse"
+
+
+def test_an_english_word_that_can_only_be_a_verb_weighs_less_than_the_thing_asked_about():
+    told = ["A fox is nosing around the bait bins at the end of the pier.", "The night ferry passes, all lit up.",
+            "Two anglers pack up and go home.", "Rain starts to fall on the boardwalk.", "The tide turns."]
+    earlier = [m for line in told for m in ({"role": "user", "content": line},
+                                             {"role": "assistant", "content": "Understood."})]
+    # "poking" is said in other words than the fact used ("nosing"); the fox is what is asked about
+    reply = read([PIER_EN, *earlier, {"role": "user", "content": "What was that fox poking around in?"}])
+    assert reply.act == "recall" and "bait bins" in reply.content
+    assert act(PIER_EN, earlier, "What was that badger poking around in?") in ("hesitate", "forget")

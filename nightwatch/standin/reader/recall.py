@@ -30,8 +30,8 @@ FOCUS = frozenset({
     "name", "number", "reason", "time", "kind", "type", "sort", "colour", "color", "place", "way", "company", "much", "many",
     "名前", "番号", "理由", "種類", "場所", "時間", "時刻", "何時", "方", "話", "こと", "事",
 })
-WHEN_ASKED = frozenset({"night", "tonight", "evening", "morning", "last", "early", "earlier", "today",
-                        "昨夜", "昨晩", "今夜", "夜", "夕方", "朝", "先刻"})
+WHEN_ASKED = frozenset({"night", "tonight", "evening", "morning", "last", "early", "earlier", "today", "yesterday",
+                        "昨夜", "昨晩", "昨日", "今夜", "夜", "夕方", "朝", "先刻"})
 
 CONFIDENT = 0.6
 PARTIAL = 0.3
@@ -155,7 +155,8 @@ def answer_slot(topic: str) -> frozenset[str]:
         j = i + 1
         if j < len(words) and words[j].pos == "particle" and words[j].lemma == "の":
             j += 1  # どこの配管
-        while j < len(words) and words[j].pos == "noun" and words[j].is_content and not _past_tense(words[j]):
+        while j < len(words) and words[j].pos == "noun" and words[j].is_content \
+                and not (words[j].only_a_verb and not words[j].surface.endswith("ing")):  # "which fishing ground"
             slot.add(words[j].lemma.lower())
             j += 1
             if words[j - 1].lemma in KIND_OF and j < len(words) and words[j].lemma == "of":
@@ -171,13 +172,10 @@ def _naming_weights(topic: str) -> dict[str, float]:
     kinds: dict[str, set[str]] = {}
     for i, word in enumerate(words):
         kind = "adj" if i + 1 < len(words) and words[i + 1].surface == "な" else word.pos  # 変な: an adjective
+        if word.only_a_verb or word.only_describes:
+            kind = "verb" if word.only_a_verb else "adj"  # English: "poking", "wet"
         kinds.setdefault(word.lemma.lower(), set()).add(kind)
     return {lemma: DESCRIBING_WEIGHT for lemma, found in kinds.items() if found <= {"verb", "adj"}}
-
-
-def _past_tense(word) -> bool:
-    """An English verb in the past ("what car *picked* him up"): the noun phrase has ended."""
-    return word.surface.isascii() and word.surface.lower().endswith("ed") and word.lemma != word.surface.lower()
 
 
 def _names_an_action(topic: str) -> bool:

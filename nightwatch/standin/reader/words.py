@@ -4,8 +4,9 @@ Japanese goes through MeCab (``fugashi`` with ``unidic-lite``): each token comes
 part of speech, its dictionary form (lemma) and its inflected form, so 開けて, 開けろ and 開けない
 are all the verb 開ける, and what differs (a request, an order, a negation) is read from the
 inflection and the auxiliaries that follow. English is split into words and lemmatized with
-``simplemma`` (checking → check, gauges → gauge); English parts of speech are read from a closed
-list of function words, since content words need no tag here.
+``simplemma`` (checking → check, gauges → gauge); English function words come from a closed list,
+and each content word carries the parts of speech ``lemminflect``'s lexicon allows it (a word that
+can only be a verb, "boiled", is read as one; "open" may be several things and stays undecided).
 
 Numbers are one thing however written: 三, 3 and three are all the lemma "3". A Japanese loanword
 also carries the English word UniDic records as its source (ブリッジ-bridge), so a mission in one
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import lemminflect
 import simplemma
 from fugashi import Tagger
 
@@ -81,6 +83,17 @@ class Word:
     gloss: str = ""  # a loanword's source word, as UniDic records it (ブリッジ → bridge)
     reading: str = ""  # the lemma's reading in katakana, as UniDic records it (麹室 → コウジムロ)
     verbal: bool = False  # a Japanese noun that takes する (記録, 閉鎖): a sentence may end on it as on a verb
+    readings: frozenset[str] = frozenset()  # the parts of speech an English word can be (lemminflect: VERB, NOUN, …)
+
+    @property
+    def only_a_verb(self) -> bool:
+        """An English word the lexicon knows only as a verb (poking, boiled, brought), or a Japanese verb."""
+        return self.pos == "verb" or (bool(self.readings) and self.readings <= {"VERB", "AUX"})
+
+    @property
+    def only_describes(self) -> bool:
+        """An English word the lexicon knows only as an adjective or adverb (wet, quickly), or a Japanese adjective."""
+        return self.pos == "adj" or (bool(self.readings) and self.readings <= {"ADJ", "ADV"})
 
     @property
     def is_content(self) -> bool:
@@ -149,8 +162,16 @@ def _english(text: str) -> tuple[Word, ...]:
         elif lower in ENGLISH_FUNCTION or lower.endswith("n't"):
             words.append(Word(raw, lower, "function"))
         else:
-            words.append(Word(raw, simplemma.lemmatize(lower, lang="en"), "noun"))  # content; tag not needed
+            words.append(Word(raw, simplemma.lemmatize(lower, lang="en"), "noun",  # content: tagged by what it can be
+                              readings=_english_readings(lower)))
     return tuple(words)
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def _english_readings(lower: str) -> frozenset[str]:
+    """The parts of speech the word can be, from lemminflect's lexicon (no model, no guessing): a
+    word read only as a verb is a verb wherever it stands; most are more than one thing (open, hand)."""
+    return frozenset(lemminflect.getAllLemmas(lower))
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
