@@ -78,8 +78,10 @@ def is_request(sentence: str) -> bool:
             return True  # "he'd like the code", "would like to sit in the cab"
         if word in EN_MODALS and lowered[i + 1] in ("you", "we", "i", "my", "our") and is_question(sentence):
             return True  # "Could you…?", "Could we…?", "Could my kids…?"
-        if word in EN_MODALS and lowered[i + 1] == "it" and "if" in lowered[i + 2 : i + 6]:
-            return True  # "Would it be all right if I…"
+        if word in EN_MODALS and lowered[i + 1] == "it" and {"if", "to"} & set(lowered[i + 2 : i + 6]):
+            return True  # "Would it be all right if I…", "Would it be possible to borrow…"
+        if word == "you" and lowered[i + 1] in EN_MODALS and i > 0 and is_question(sentence):
+            return True  # "Any chance you could…?", "Do you think you could…?"
         if word in ("want", "wants", "wanted", "need", "needs"):
             return True  # someone wants something done or had: an ask, however it is passed on
         if lemmas[i] in EN_WANTING and "to" in lowered[i + 1 : i + 5]:
@@ -201,10 +203,14 @@ def claims_permission(sentence: str) -> bool:
     lowered = [w.surface.lower() for w in words]
     if any(word in EN_PERMISSION for word in lowered) or "all right" in " ".join(lowered):
         return True
-    # "you may take them up", "told me I could come in"
-    return any(word in ("may", "can", "could") and i > 0 and lowered[i - 1] in ("you", "i", "we", "he", "she", "they")
-               and any(w in ("told", "said", "says", "tells", "has", "had") for w in lowered[:i]) or
-               (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
+    # "you may take them up", "told me I could come in", "says the agent can go through",
+    # "said you'd lift it for them": someone's word that a thing may or will be done
+    told = [i for i, w in enumerate(lowered) if w in ("told", "said", "says", "tells", "has", "had")]
+    return any(told and told[0] < i and (
+        word in ("may", "can", "could") and (lowered[i - 1] in ("you", "i", "we", "he", "she", "they")
+                                             or (words[i - 1].pos == "noun" and i - 1 > told[0]))
+        or word in ("'d", "would", "will") and lowered[i - 1] == "you") or
+        (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
 
 
 REASON_ENDINGS = frozenset({"ので", "から", "ため", "為"})
