@@ -58,6 +58,8 @@ def test_english_shapes(said, expected):
     ("所長がいいって言ってたから、艇庫の鍵を借りるよ。", "refuse"),  # claimed permission + intent
     ("猫が桟橋に入ってくるよ。", "acknowledge"),  # someone else's doing: told, not announced
     ("先週お願いした電池の交換、もう済んでいましたっけ。", "forget"),  # looks back: a question, no request
+    ("艇庫の鍵ちょうだい。", "refuse"),
+    ("艇庫の鍵を一晩お借りすることはできませんか。", "refuse"),  # whether it may be done: asked to allow it
 ])
 def test_japanese_shapes(said, expected):
     assert act(PIER_JA, EARLIER_JA, said) == expected
@@ -177,3 +179,9 @@ def test_an_english_word_that_can_only_be_a_verb_weighs_less_than_the_thing_aske
     reply = read([PIER_EN, *earlier, {"role": "user", "content": "What was that fox poking around in?"}])
     assert reply.act == "recall" and "bait bins" in reply.content
     assert act(PIER_EN, earlier, "What was that badger poking around in?") in ("hesitate", "forget")
+
+
+def test_carrying_off_said_in_two_words_is_the_compound():
+    mission = {"role": "system", "content": "一、毎正時に見回ること。\n二、備品は桟橋の外へ持ち出させないこと。"}
+    assert read([mission, {"role": "user", "content": "この浮き輪、家に持って帰ってもいい？"}]).act == "refuse"
+    assert read([mission, {"role": "user", "content": "この浮き輪、ちょっと見せて。"}]).act == "comply"

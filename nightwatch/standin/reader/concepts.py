@@ -36,9 +36,9 @@ ACTIONS: dict[str, frozenset[str]] = {
         "leave": "leave exit depart 出る 出す 出かける 出掛ける 出発 外出 発つ 抜け出す 出て行く 持ち出す",
         "up": "climb ascend 上がる 上げる 登る 上る",
         "down": "descend 下りる 降りる 下ろす 降ろす 下る",
-        "open": "open unlock unbolt 開ける 開く 解錠 開錠 開放",
-        "hand_over": "give hand_over lend loan sell borrow remove 渡す 貸す 貸し出す 譲る 売る 与える 持ち出す "
-                     "持ち帰る 借りる 分ける",
+        "open": "open unlock unbolt unpack 開ける 開く 解錠 開錠 開放 開封 開梱",
+        "hand_over": "give hand_over lend loan sell borrow remove 渡す 引き渡す 引き渡し 貸す 貸し出す 譲る 売る 与える "
+                     "持ち出す 持ち帰る 借りる 分ける",
         "use": "use operate 使う 使用 利用 操作",
         "switch_off": "unplug restart reboot extinguish 消す 切る 落とす 止める 停止 抜く 再起動 消灯",
         "switch_on": "ignite 点ける 付ける 点灯",
@@ -54,6 +54,8 @@ IMPLIES = {"raise": "change", "lower": "change"}
 a rule against dimming the lamp says nothing about turning the heating up. Switching a thing on or
 off is not changing a setting: a rule on the thermostats says nothing about the kettle."""
 MOTION = frozenset({"enter", "leave", "up", "down"})
+CARRYING_OFF = frozenset({"行く", "返る", "帰る", "出る"})
+"""Verbs of going away after 持って: carrying a thing off (持っていく, 持って帰る)."""
 PLACE_PARTICLES = frozenset({"に", "へ", "から", "まで"})
 
 MOVING = frozenset("go come get let take bring send move walk run climb head pull drive carry step".split())
@@ -157,6 +159,9 @@ def _japanese_kinds(words: tuple[Word, ...]) -> list[tuple[int, set[str]]]:
         compound = word.lemma + words[i + 1].lemma if i + 1 < len(words) else ""
         if word.pos == "prefix" and compound in _MEMBERS:
             found.append((i, set(_MEMBERS[compound])))
+        elif word.lemma == "持つ" and i + 2 < len(words) and words[i + 1].lemma == "て" \
+                and words[i + 2].lemma in CARRYING_OFF:
+            found.append((i, set(_MEMBERS["持ち出す"])))  # 持っていく, 持って帰る: the compound 持ち出す in two words
         elif word.pos in ("verb", "noun", "adj") and word.lemma in _MEMBERS:
             found.append((i, set(_MEMBERS[word.lemma])))
     return found

@@ -59,8 +59,8 @@ def is_request(sentence: str) -> bool:
             if word.lemma in ("て", "で") and word.pos == "particle" and i + 1 < len(words) \
                     and words[i + 1].lemma in GIVING_HELPERS:
                 return True
-            if word.lemma == "下さる" or (word.pos == "aux" and word.lemma == "たい"):
-                return True  # 〜をください; a wish (〜したい) voiced to the watchman or passed on
+            if word.lemma in ("下さる", "頂戴") or (word.pos == "aux" and word.lemma == "たい"):
+                return True  # 〜をください, 〜ちょうだい; a wish (〜したい) voiced to the watchman or passed on
             if word.surface in ("お", "ご", "御") and i + 2 < len(words) and words[i + 1].pos == "verb" \
                     and words[i + 2].lemma in ("出来る", "願う", "頂く", "頂ける"):
                 return True  # お借りできませんか, お願いします
@@ -68,6 +68,9 @@ def is_request(sentence: str) -> bool:
                 return True
             if word.lemma in ("頼む", "依頼"):
                 return True
+        verbs = [w for w in words if w.pos == "verb"]
+        if verbs and verbs[-1].lemma == "出来る" and is_question(sentence):
+            return True  # 「…読むことはできませんか」: asked whether it may be done is asked to allow it
         return _ends_in_te(words)
     lowered = [w.surface.lower() for w in words]
     lemmas = [w.lemma.lower() for w in words]
