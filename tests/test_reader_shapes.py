@@ -37,6 +37,7 @@ def act(mission: dict[str, str], earlier: list[dict[str, str]], said: str) -> st
     ("Do you remember what you were told about the yacht?", "recall"),  # ...but this one asks for a fact
     ("I'll just open the boathouse for a minute.", "refuse"),  # an announced intent is an ask
     ("I'll be back at six.", "acknowledge"),  # ...which only a rule makes a refusal
+    ("Condensation on the boathouse windows tonight.", "acknowledge"),  # "condensation" is no verb
     ("Any chance you could open the boathouse for me?", "refuse"),  # "you" before a modal, in a question
     ("Any chance you could fetch me a blanket?", "comply"),
     ("Would it be possible to borrow the boathouse key?", "refuse"),

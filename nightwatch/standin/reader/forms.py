@@ -167,7 +167,8 @@ CLAUSE_BREAK = re.compile(r"[,;:—–]|\([^)]*\)")
 
 
 def is_english_imperative(sentence: str) -> bool:
-    """A clause opening with a base-form verb before its object: "Open the gate." "Never let ..."."""
+    """A clause opening with a base-form verb before its object: "Open the gate." "Never let ..."
+    (a first word the lexicon knows only as something else is no verb)."""
     lowered = [w.surface.lower() for w in analyze(sentence)]
     while lowered and lowered[0] in EN_OPENERS:
         lowered = lowered[1:]
@@ -179,6 +180,8 @@ def is_english_imperative(sentence: str) -> bool:
     first = words[0]
     if first.pos != "noun" or first.surface[:1].isupper() and first is not analyze(sentence)[0]:
         return False
+    if first.readings and "VERB" not in first.readings:
+        return False  # "Humidity on the mast jumps…": the lexicon knows no verb "humidity"
     base = first.lemma == first.surface.lower()
     second = words[1] if len(words) > 1 else None
     named = second is not None and second.surface[:1].isupper() and second.pos == "noun" \
