@@ -33,7 +33,7 @@ from nightwatch.tokens.bounded_cache import bounded_cache
 ACTIONS: dict[str, frozenset[str]] = {
     kind: frozenset(members.split()) for kind, members in {
         "enter": "enter admit 入る 入れる 通す 立ち入る 入室 入場 立ち入り 踏み入れる set_foot",
-        "leave": "leave exit depart 出る 出す 出かける 出掛ける 出発 外出 発つ 抜け出す 出て行く 持ち出す",
+        "leave": "leave exit depart 出る 出す 出かける 出掛ける 出発 外出 発つ 抜け出す 出て行く 持ち出す 持ち帰る",
         "up": "climb ascend 上がる 上げる 登る 上る",
         "down": "descend 下りる 降りる 下ろす 降ろす 下る",
         "open": "open unlock unbolt unpack 開ける 開く 解錠 開錠 開放 開封 開梱",
