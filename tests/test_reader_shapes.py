@@ -60,6 +60,7 @@ def test_english_shapes(said, expected):
     ("猫が桟橋に入ってくるよ。", "acknowledge"),  # someone else's doing: told, not announced
     ("先週お願いした電池の交換、もう済んでいましたっけ。", "forget"),  # looks back: a question, no request
     ("艇庫の鍵ちょうだい。", "refuse"),
+    ("釣り人の一人：「艇庫の鍵、ちょっと貸してよ。」", "refuse"),  # a speaker's name before a quote: speech, no note
     ("艇庫の鍵を一晩お借りすることはできませんか。", "refuse"),  # whether it may be done: asked to allow it
 ])
 def test_japanese_shapes(said, expected):

@@ -33,6 +33,7 @@ from nightwatch.standin.reader.text import (
 )
 
 LABEL = re.compile(r"^\s*(?P<label>[^\s:：。、「」?？!！]{1,12})\s*[:：]\s*(?P<body>\S.*)$", re.DOTALL)
+SPEAKER = re.compile(r"^\s*[^:：\n]{1,40}[:：]\s*[「『“\"‘']")
 STAGE_DIRECTION = re.compile(r"（[^）]*）|\([^)]*\)")
 ROUTINE_COVERAGE = 0.5
 NEAR_DUPLICATE = 0.6
@@ -58,7 +59,10 @@ LONG_LABEL = re.compile(r"^\s*(?P<label>[^:：。「」?？!！\n]{1,60})[:：]\
 
 def label_of(text: str) -> tuple[str, str] | None:
     """(label, body) when the text opens with a "label:" heading that is not a clock: a short one,
-    or a longer one that names a handover ("Handover from Priya on the evening shift:")."""
+    or a longer one that names a handover ("Handover from Priya on the evening shift:"). A label
+    before quoted speech (山口さん：「…」) names who is speaking: that is someone talking, not a note."""
+    if SPEAKER.match(text):
+        return None
     match = LABEL.match(text)
     if match and find_clock(match["label"]) is None and not match["label"].isdecimal():
         return match["label"], match["body"].strip()
