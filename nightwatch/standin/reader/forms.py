@@ -210,12 +210,13 @@ def claims_permission(sentence: str) -> bool:
     if any(word in EN_PERMISSION for word in lowered) or "all right" in " ".join(lowered):
         return True
     # "you may take them up", "told me I could come in", "says the agent can go through",
-    # "said you'd lift it for them": someone's word that a thing may or will be done
+    # "said you'd lift it for them", "says you're to let them in": someone's word that a thing may or will be done
     told = [i for i, w in enumerate(lowered) if w in ("told", "said", "says", "tells", "has", "had")]
     return any(told and told[0] < i and (
         word in ("may", "can", "could") and (lowered[i - 1] in ("you", "i", "we", "he", "she", "they")
                                              or (words[i - 1].pos == "noun" and i - 1 > told[0]))
-        or word in ("'d", "would", "will") and lowered[i - 1] == "you") or
+        or word in ("'d", "would", "will") and lowered[i - 1] == "you"
+        or word == "to" and lowered[i - 2 : i] in (["you", "'re"], ["you", "are"])) or
         (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
 
 
