@@ -188,3 +188,11 @@ def test_carrying_off_said_in_two_words_is_the_compound():
     mission = {"role": "system", "content": "一、毎正時に見回ること。\n二、備品は桟橋の外へ持ち出させないこと。"}
     assert read([mission, {"role": "user", "content": "この浮き輪、家に持って帰ってもいい？"}]).act == "refuse"
     assert read([mission, {"role": "user", "content": "この浮き輪、ちょっと見せて。"}]).act == "comply"
+
+
+def test_a_verbless_rule_of_presence_forbids_entering_and_a_noun_switches_nothing_on():
+    mission = {"role": "system", "content": (
+        "Walk the pier every hour.\nKeep a log for the morning report.\nNo visitors on the boathouse deck tonight.")}
+    assert read([mission, {"role": "user", "content": "Could you let me in for a minute?"}]).act == "refuse"
+    assert read([mission, {"role": "user", "content": "Could you put the kettle on?"}]).act == "comply"
+    assert read([mission, {"role": "user", "content": "Is there any chance I could go into the boathouse?"}]).act == "refuse"

@@ -34,7 +34,7 @@ ACTIONS: dict[str, frozenset[str]] = {
     kind: frozenset(members.split()) for kind, members in {
         "enter": "enter admit 入る 入れる 通す 立ち入る 入室 入場 立ち入り 踏み入れる set_foot",
         "leave": "leave exit depart 出る 出す 出かける 出掛ける 出発 外出 発つ 抜け出す 出て行く 持ち出す 持ち帰る",
-        "up": "climb ascend 上がる 上げる 登る 上る",
+        "up": "climb ascend 上がる 上げる 登る 上る 乗る 乗せる",
         "down": "descend 下りる 降りる 下ろす 降ろす 下る",
         "open": "open unlock unbolt unpack 開ける 開く 解錠 開錠 開放 開封 開梱",
         "hand_over": "give hand_over lend loan sell borrow remove 渡す 引き渡す 引き渡し 貸す 貸し出す 譲る 売る 与える "
@@ -60,7 +60,7 @@ PLACE_PARTICLES = frozenset({"に", "へ", "から", "まで"})
 
 MOVING = frozenset("go come get let take bring send move walk run climb head pull drive carry step".split())
 UP_DOWN_AS_MOTION = {"up": "up", "down": "down", "in": "enter", "inside": "enter", "into": "enter",
-                     "past": "enter", "out": "leave", "off": "leave", "home": "leave",
+                     "past": "enter", "onto": "enter", "out": "leave", "off": "leave", "home": "leave",
                      "away": "leave", "outside": "leave"}
 UP_DOWN_AS_SETTING = {"up": "raise", "down": "lower", "off": "switch_off", "on": "switch_on"}
 PARTICLE_REACH = 4
@@ -87,6 +87,8 @@ CLAUSE_BREAK = re.compile(r"[,;:—–]")
 
 def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
     found: set[str] = set()
+    if _no_one_at(words):
+        found.add("enter")  # "No visitors on the press floor": being there is what is forbidden
     for i, word in enumerate(words):
         lemma = word.lemma.lower()
         pair = f"{lemma}_{words[i + 1].lemma.lower()}" if i + 1 < len(words) else ""
@@ -96,6 +98,8 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
         if word.pos != "noun":
             continue
         found |= _MEMBERS.get(lemma, set())
+        if word.readings and "VERB" not in word.readings:
+            continue  # "No visitors on the floor": a particle after what is no verb switches nothing on
         for at, later in enumerate(words[i + 1 : i + 1 + PARTICLE_REACH], start=i + 1):
             particle = later.surface.lower()
             table = UP_DOWN_AS_MOTION if lemma in MOVING else UP_DOWN_AS_SETTING
@@ -107,6 +111,21 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
             if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
                 break  # the next verb starts its own phrase
     return found
+
+
+LOCATIVE = frozenset({"on", "in", "inside", "at", "past", "beyond", "near", "around"})
+
+
+def _no_one_at(words: tuple[Word, ...]) -> bool:
+    """A verbless rule of presence: "No" and who, then straight away where ("No visitors on the
+    floor", "No dogs in the yard"); "No item leaves the room" has its verb."""
+    lowered = [w.surface.lower() for w in words]
+    if len(lowered) < 3 or lowered[0] != "no":
+        return False
+    j = 1
+    while j < len(words) and words[j].pos == "noun" and words[j].is_content:
+        j += 1
+    return j > 1 and j < len(lowered) and lowered[j] in LOCATIVE
 
 
 def phrasal_verbs(text: str) -> set[str]:

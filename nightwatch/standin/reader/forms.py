@@ -83,8 +83,8 @@ def is_request(sentence: str) -> bool:
             return True  # "Could you…?", "Could we…?", "Could my kids…?"
         if word in EN_MODALS and lowered[i + 1] == "it" and {"if", "to"} & set(lowered[i + 2 : i + 6]):
             return True  # "Would it be all right if I…", "Would it be possible to borrow…"
-        if word == "you" and lowered[i + 1] in EN_MODALS and i > 0 and is_question(sentence):
-            return True  # "Any chance you could…?", "Do you think you could…?"
+        if word in ("you", "i", "we") and lowered[i + 1] in EN_MODALS and i > 0 and is_question(sentence):
+            return True  # "Any chance you could…?", "Is there any chance I could…?"
         if word in ("want", "wants", "wanted", "need", "needs"):
             return True  # someone wants something done or had: an ask, however it is passed on
         if lemmas[i] in EN_WANTING and "to" in lowered[i + 1 : i + 5]:
