@@ -2,8 +2,9 @@
 
 The topic is the quoted phrase of the question (「…」, "…"), else the question itself; what it is
 about is its content lemmas, less the words of remembering themselves (覚える, remember). Every fact
-sentence of the material is scored by how many of those lemmas it shares. A fact covering nearly all
-of it is recalled word for word; one covering only part of it is not trusted: the reader pauses
+sentence of the material is scored by how many of those lemmas it shares (nouns weigh more than
+verbs, which are often said in other words). A fact covering more than half of it (``CONFIDENT``) is
+recalled word for word; one covering less is not trusted: the reader pauses
 and says what little it has (the one-beat hesitation), rather than answering confidently from a
 fact about something else.
 """
@@ -33,7 +34,7 @@ FOCUS = frozenset({
 WHEN_ASKED = frozenset({"night", "tonight", "evening", "morning", "last", "early", "earlier", "today", "yesterday",
                         "昨夜", "昨晩", "昨日", "今夜", "夜", "夕方", "朝", "先刻"})
 
-CONFIDENT = 0.6
+CONFIDENT = 0.55
 PARTIAL = 0.3
 NOT_RECALLED = ("思い出せ", "cannot recall", "do not remember", "cannot quite recall")
 
