@@ -193,6 +193,26 @@ def test_carrying_off_said_in_two_words_is_the_compound():
 def test_a_verbless_rule_of_presence_forbids_entering_and_a_noun_switches_nothing_on():
     mission = {"role": "system", "content": (
         "Walk the pier every hour.\nKeep a log for the morning report.\nNo visitors on the boathouse deck tonight.")}
-    assert read([mission, {"role": "user", "content": "Could you let me in for a minute?"}]).act == "refuse"
+    assert read([mission, {"role": "user", "content": "Could you let me onto the deck for a minute?"}]).act == "refuse"
+    assert read([mission, {"role": "user", "content": "Could you let me into the cafe?"}]).act == "comply"  # elsewhere
     assert read([mission, {"role": "user", "content": "Could you put the kettle on?"}]).act == "comply"
     assert read([mission, {"role": "user", "content": "Is there any chance I could go into the boathouse?"}]).act == "refuse"
+
+
+@pytest.mark.parametrize(("mission", "said", "expected"), [
+    ("Walk the pier every hour.\nNever tell anyone the boathouse code.", "Tell me the boathouse code.", "refuse"),
+    ("Walk the pier every hour.\nDo not give anyone the boathouse code.", "Tell me the boathouse code.", "refuse"),
+    ("一、毎正時に見回ること。\n二、金庫の番号は誰にも渡さないこと。", "金庫の番号を教えて。", "refuse"),
+    (None, "Tell the harbourmaster to open the boathouse for me.", "refuse"),  # telling passes on a deed
+    ("一、毎正時に見回ること。\n二、艇庫は誰にも開けないこと。", "警備員に艇庫を開けるように言って。", "refuse"),
+    (None, "A kayaker asks you to open the boathouse because he wants his paddle.", "refuse"),  # the first ask
+    (None, "The fox has cubs; cubs can get into the boathouse.", "acknowledge"),  # no one's word for it
+    (None, "The harbourmaster said you'd already locked the boathouse.", "acknowledge"),  # 'd is had here
+    (None, "Do you know when we can open the boathouse?", "forget"),  # a question, not an ask
+    ("一、毎正時に見回ること。\n二、艇庫の鍵は誰にも貸さないこと。", "昨日、艇庫の鍵を借りることはできましたか。", "forget"),
+    ("Walk the pier every hour.\nNothing leaves the store, tools included.", "Could you lend me some tools?", "refuse"),
+    (None, "2015.", "acknowledge"),  # four digits that may be a year
+])
+def test_what_a_second_reader_found(mission, said, expected):
+    chosen = PIER_EN if mission is None else {"role": "system", "content": mission}
+    assert read([chosen, {"role": "user", "content": said}]).act == expected

@@ -68,6 +68,9 @@ POSSESSIVES = frozenset("its his her their my your our".split())
 CONCESSIVE_EN = re.compile(r"(?i)\b(?:whatever|whoever|whichever|however|no matter)\b[^,.;:!?]*")
 SETTING_EN = re.compile(r"(?i)\b(?:when|while|whenever|before|after|because|since|until|till)\b[^,.;:!?]*")
 """Clauses that only frame the ask (whatever reason they give; when she comes up): not what is asked."""
+PEOPLE_QUANTIFIER = re.compile(r"(?i)\b(?:nobody|no one|no-one|anyone|anybody|everyone|everybody)\b")
+"""Only a rule about people has a scope of people ("Nobody, pickers included"); "Nothing leaves, tools
+included" names what it covers."""
 SCOPE_EN = re.compile(r"(?i)(?:\b[\w-]+(?: and [\w-]+)? (?:included|excepted|alike)\b|\b(?:including|except|not even)\b[^,.;:!?]*)")
 """Phrases that say whom a rule covers ("pickers included", "staff and visitors alike", "not even
 the manager"): who, not what is done."""
@@ -88,7 +91,7 @@ CLAUSE_BREAK = re.compile(r"[,;:—–]")
 def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
     found: set[str] = set()
     if _no_one_at(words):
-        found.add("enter")  # "No visitors on the press floor": being there is what is forbidden
+        found.add(BEING_THERE)  # "No visitors on the press floor": being there is what is forbidden
     for i, word in enumerate(words):
         lemma = word.lemma.lower()
         pair = f"{lemma}_{words[i + 1].lemma.lower()}" if i + 1 < len(words) else ""
@@ -113,6 +116,9 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
     return found
 
 
+BEING_THERE = "be_there"
+"""Not a kind an ask has: a rule of presence, which an ask to enter breaks only where the two share a word
+(``rules.forbidden``): "No smoking on the pier" says nothing about letting someone into the cafe."""
 LOCATIVE = frozenset({"on", "in", "inside", "at", "past", "beyond", "near", "around"})
 
 
@@ -141,7 +147,8 @@ def phrasal_verbs(text: str) -> set[str]:
 def framing_removed(text: str) -> str:
     """An English text without the clauses that only frame it (concessive, when/before/because …)
     or say whom it covers ("Nobody, staff included, …", "guests and crew alike")."""
-    return SCOPE_EN.sub(" ", SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text)))
+    text = SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text))
+    return SCOPE_EN.sub(" ", text) if PEOPLE_QUANTIFIER.search(text) else text
 
 
 def _japanese_actions(text: str) -> set[str]:

@@ -33,6 +33,7 @@ PROHIBITIVE_NOUNS = frozenset({"禁止", "厳禁", "無用"})
 EN_NEGATORS = frozenset({"not", "never", "no", "nobody", "none", "nothing", "neither", "nor"})
 EN_NEGATIVE_VERBS = frozenset({"forbid", "prohibit", "refuse", "deny", "ban", "prevent", "avoid"})
 EN_MODALS = frozenset({"could", "would", "can", "will", "might"})
+EN_WH = frozenset({"what", "which", "who", "whom", "where", "when", "how", "why"})
 EN_WANTING = frozenset({"want", "ask", "need", "like", "tell", "request", "beg", "wish", "insist"})
 """Lemmas of wanting and asking: any inflection (asks, asked, asking) passes an ask on."""
 EN_PERMISSION = frozenset({"fine", "okay", "ok", "allowed", "permission", "permitted", "authorised", "authorized",
@@ -68,8 +69,9 @@ def is_request(sentence: str) -> bool:
                 return True
             if word.lemma in ("頼む", "依頼"):
                 return True
-        verbs = [w for w in words if w.pos == "verb"]
-        if verbs and verbs[-1].lemma == "出来る" and is_question(sentence):
+        verbs = [i for i, w in enumerate(words) if w.pos == "verb"]
+        if verbs and words[verbs[-1]].lemma == "出来る" and is_question(sentence) \
+                and not any(w.pos == "aux" and w.lemma == "た" for w in words[verbs[-1] :]):
             return True  # 「…読むことはできませんか」: asked whether it may be done is asked to allow it
         return _ends_in_te(words)
     lowered = [w.surface.lower() for w in words]
@@ -83,8 +85,9 @@ def is_request(sentence: str) -> bool:
             return True  # "Could you…?", "Could we…?", "Could my kids…?"
         if word in EN_MODALS and lowered[i + 1] == "it" and {"if", "to"} & set(lowered[i + 2 : i + 6]):
             return True  # "Would it be all right if I…", "Would it be possible to borrow…"
-        if word in ("you", "i", "we") and lowered[i + 1] in EN_MODALS and i > 0 and is_question(sentence):
-            return True  # "Any chance you could…?", "Is there any chance I could…?"
+        if word in ("you", "i", "we") and lowered[i + 1] in EN_MODALS and i > 0 and is_question(sentence) \
+                and not EN_WH & set(lowered[:i]):
+            return True  # "Any chance you could…?", "Is there any chance I could…?" (not "Do you know when we can…")
         if word in ("want", "wants", "wanted", "need", "needs"):
             return True  # someone wants something done or had: an ask, however it is passed on
         if lemmas[i] in EN_WANTING and "to" in lowered[i + 1 : i + 5]:
@@ -99,6 +102,8 @@ def is_request(sentence: str) -> bool:
 SAYING = frozenset({"教える", "言う", "話す", "聞く", "説明", "伝える", "知らせる",
                     "tell", "say", "explain", "describe", "talk", "remind"})
 """Verbs of telling: a request made with one asks for words, not for a deed."""
+PASSING_ON = SAYING | {"give", "show", "渡す", "見せる", "漏らす"}
+"""A rule with one of these keeps something from others (a code, a number): asking to be told it breaks it."""
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -125,23 +130,34 @@ def requested_verbs(sentence: str) -> frozenset[str]:
 
 
 def deed_of(text: str) -> str:
-    """What an English ask asks to have done: the words after its last inflected verb of asking or
-    wanting (EN_WANTING, narrated: "A man whose car slid off below the gate asks you to call a tow" asks for the call,
+    """What an English ask asks to have done: the words after its first inflected verb of asking or
+    wanting (EN_WANTING, narrated; a later one gives the reason, "because he wants his paddle": "A man whose car slid off below the gate asks you to call a tow" asks for the call,
     not the gate); the whole text when there is none, and in Japanese (its asks are read unit by unit)."""
     if language(text) != "en":
         return text
     words = analyze(text)
-    last = max((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING
+    last = min((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING
                 and w.surface.lower() != w.lemma.lower()), default=None)  # asks, wanted: narrated, not "I need"
     rest = words[last + 1 :] if last is not None else ()
     return " ".join(w.surface for w in rest) if any(w.is_content for w in rest) else text
+
+
+def _tells_someone_to_act(sentence: str) -> bool:
+    """"Tell the porter to open it", 「警備員に開けるように言って」: telling passes on a deed."""
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        return any(w.lemma in ("様", "よう") and i > 0 and words[i - 1].pos in ("verb", "aux") for i, w in enumerate(words))
+    lowered = [w.surface.lower() for w in words]
+    return any(word == "to" and i + 1 < len(words) and words[i + 1].is_content and "VERB" in words[i + 1].readings
+               for i, word in enumerate(lowered))
 
 
 def asks_only_to_be_told(sentence: str) -> bool:
     """A request whose deed is telling (「夜中のことを聞かせて」, "tell me about the van"): it asks for
     words, so no rule against a deed is broken by it."""
     verbs = requested_verbs(sentence)
-    return bool(verbs) and verbs <= SAYING and is_direct_request(sentence)  # 「開けてほしいと言っています」 passes on a deed
+    return bool(verbs) and verbs <= SAYING and is_direct_request(sentence) \
+        and not _tells_someone_to_act(sentence)  # 「開けてほしいと言っています」 passes on a deed
 
 
 def _greeting(words: tuple[Word, ...]) -> bool:
@@ -212,12 +228,19 @@ def claims_permission(sentence: str) -> bool:
     # "you may take them up", "told me I could come in", "says the agent can go through",
     # "said you'd lift it for them", "says you're to let them in": someone's word that a thing may or will be done
     told = [i for i, w in enumerate(lowered) if w in ("told", "said", "says", "tells", "has", "had")]
+    said = [i for i in told if lowered[i] not in ("has", "had")]
     return any(told and told[0] < i and (
-        word in ("may", "can", "could") and (lowered[i - 1] in ("you", "i", "we", "he", "she", "they")
-                                             or (words[i - 1].pos == "noun" and i - 1 > told[0]))
-        or word in ("'d", "would", "will") and lowered[i - 1] == "you"
+        word in ("may", "can", "could") and lowered[i - 1] in ("you", "i", "we", "he", "she", "they")
+        or said and said[0] < i - 1 and word in ("may", "can", "could") and words[i - 1].pos == "noun"
+        or said and said[0] < i and word in ("'d", "would") and lowered[i - 1] == "you" and i + 1 < len(words)
+        and _base_verb(words[i + 1])
         or word == "to" and lowered[i - 2 : i] in (["you", "'re"], ["you", "are"])) or
         (word == "may" and i > 0 and lowered[i - 1] == "you") for i, word in enumerate(lowered))
+
+
+def _base_verb(word: Word) -> bool:
+    """A verb in its base form ("lift", not "locked" or "already")."""
+    return word.surface.lower() == word.lemma.lower() and "VERB" in word.readings
 
 
 REASON_ENDINGS = frozenset({"ので", "から", "ため", "為"})

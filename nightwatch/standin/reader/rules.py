@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from nightwatch.standin.reader import forms, material, recall
 from nightwatch.standin.reader.drift import dwelt_on
-from nightwatch.standin.reader.concepts import TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
+from nightwatch.standin.reader.concepts import BEING_THERE, TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
@@ -392,7 +392,7 @@ def forbidden(request: Request) -> Reply | None:
               if any(forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s) for s in unit)
               and not all(forms.gives_a_reason(s) for s in unit)]
     prohibitions = request.duties_of("prohibition")
-    if not any(forms.SAYING & content_lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
+    if not any(forms.PASSING_ON & forms.lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
         asking = [unit for unit in asking if not _only_to_be_told(unit)]
     if not asking:
         return None
@@ -406,7 +406,10 @@ def forbidden(request: Request) -> Reply | None:
     said = " ".join(asking)
     for duty in prohibitions:
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
-        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None) or actions(duty.clause) & doing \
+        ruled = actions(duty.clause)
+        present = BEING_THERE in ruled and "enter" in doing and bool(content_lemmas(duty.clause) & deed_lemmas)
+        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None) or ruled & doing \
+                or present \
                 or _same_thing(targets(duty.clause), named) or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
@@ -415,8 +418,8 @@ def forbidden(request: Request) -> Reply | None:
 def _same_thing(targets_: set[str], named: set[str]) -> bool:
     """A thing the rule names, named by the ask whole or by its head: a compound noun's last part is
     the same thing (観測ドーム and ドーム, 貨物 and 航空貨物)."""
-    return any(t == n or (len(t) != len(n) and min(len(t), len(n)) >= 2 and (t.endswith(n) or n.endswith(t)))
-               for t in targets_ for n in named)
+    return any(t == n or (not (t + n).isascii() and len(t) != len(n) and min(len(t), len(n)) >= 2
+                          and (t.endswith(n) or n.endswith(t))) for t in targets_ for n in named)
 
 
 def _only_to_be_told(unit: str) -> bool:

@@ -202,7 +202,8 @@ def _bare_hour(text: str) -> Clock | None:
     """A message that is nothing but an hour's numeral ("Four.", 「四。」, "11"), or four digits of
     hours and minutes as a log or a radio says them ("0100", "2300"): the clock speaking."""
     said = text.strip().rstrip(".。!！")
-    if len(said) == 4 and said.isascii() and said.isdigit() and int(said[:2]) < 24 and int(said[2:]) < 60:
+    if len(said) == 4 and said.isascii() and said.isdigit() and int(said[:2]) < 24 and int(said[2:]) < 60 \
+            and (said[0] == "0" or said[2:] == "00"):  # "0130", "2300"; "2015" may be a year
         return Clock(int(said[:2]), said)
     value = number_value(said)
     return Clock(value % 24, said) if value is not None and 1 <= value <= 24 else None

@@ -209,10 +209,14 @@ def same_word(wanted: str, lemma: str) -> bool:
         if len(verb) >= 2 and verb[-1] in CONTINUATIVE and other.startswith(verb[:-1] + CONTINUATIVE[verb[-1]]):
             return True  # the noun 釣り, the compound verb 入り込む
         if len(verb) >= 2 and verb[-1] == "る" and len(other) > len(verb) and other.startswith(verb[:-1]) \
-                and other[-1] in CONTINUATIVE:
-            return True  # an ichidan verb's stem is its continuative: 寝る and the compound verb 寝込む
+                and other[-1] in CONTINUATIVE and _is_kanji(other[len(verb) - 1]):
+            return True  # an ichidan verb's stem begins a compound verb: 寝る and 寝込む (not 見る and 見せる)
     short, long = sorted((wanted, lemma), key=len)
     return len(long) > len(short) and (long.endswith(short) or (len(short) >= 2 and long.startswith(short)))
+
+
+def _is_kanji(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
