@@ -6,8 +6,9 @@ of where the answer came from. Modules, each one idea:
 * ``text``             sentences, features (character n-grams / words), similarity, clock times
 * ``instructions``     duties vs material; duties split into clauses and kinds
 * ``material``         what each line of material is, and which lines are events
-* ``words``            lemmas and parts of speech (MeCab + UniDic, simplemma)
+* ``words``            lemmas and parts of speech (MeCab + UniDic, simplemma, lemminflect)
 * ``forms``            requests, questions, negation, permission from inflection and function words
+* ``deeds``            what an ask asks to have done (its verb, a narrated ask's deed, only being told)
 * ``concepts``         kinds of action (phrasal particles, a small bilingual verb table: a limitation)
 * ``recall``           the best-matching fact, or a hesitation
 * ``summary``          the three-line summary format and how lines are folded into it

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from nightwatch.standin.reader import forms, material, recall
+from nightwatch.standin.reader import deeds, forms, material, recall
 from nightwatch.standin.reader.drift import dwelt_on
 from nightwatch.standin.reader.concepts import BEING_THERE, TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
@@ -392,16 +392,16 @@ def forbidden(request: Request) -> Reply | None:
               if any(forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s) for s in unit)
               and not all(forms.gives_a_reason(s) for s in unit)]
     prohibitions = request.duties_of("prohibition")
-    if not any(forms.PASSING_ON & forms.lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
+    if not any(deeds.PASSING_ON & forms.lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
         asking = [unit for unit in asking if not _only_to_be_told(unit)]
     if not asking:
         return None
     asked = (set(content_lemmas(question)) | directions(question)) - ASKING  # the ask and its scene
-    deeds = [forms.deed_of(s) for s in asking]
-    deed_lemmas = set().union(*(content_lemmas(d) | directions(d) for d in deeds))
+    asked_deeds = [deeds.deed_of(s) for s in asking]
+    deed_lemmas = set().union(*(content_lemmas(d) | directions(d) for d in asked_deeds))
     rare = rare_lemmas(request) & deed_lemmas
-    passed_on = deeds != asking  # an English narration of an ask: the deed is what follows "asks"
-    doing = implied(frozenset().union(*(actions(d) for d in deeds)))
+    passed_on = asked_deeds != asking  # an English narration of an ask: the deed is what follows "asks"
+    doing = implied(frozenset().union(*(actions(d) for d in asked_deeds)))
     named = set().union(*(noun_chains(s) for s in asking))
     said = " ".join(asking)
     for duty in prohibitions:
@@ -425,7 +425,7 @@ def _same_thing(targets_: set[str], named: set[str]) -> bool:
 def _only_to_be_told(unit: str) -> bool:
     """Every sentence of the unit that asks, asks only to be told, and nothing in it claims permission."""
     asks = [s for s in sentences(unit) if forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s)]
-    return bool(asks) and all(forms.asks_only_to_be_told(s) and not forms.claims_permission(s) for s in asks)
+    return bool(asks) and all(deeds.asks_only_to_be_told(s) and not forms.claims_permission(s) for s in asks)
 
 
 def directions(text: str) -> set[str]:

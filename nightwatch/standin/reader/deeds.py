@@ -1,0 +1,78 @@
+"""Deeds: what an ask asks to have done, as opposed to the form it is asked in (``forms``).
+
+A rule against a deed is broken by an ask for that deed, not by every sentence that mentions its
+place: "A driver whose car slid off below the gate asks you to call a tow" asks for a call; "Tell me
+about the boathouse" asks for words. So an ask is read for its deed: the verb it asks to be done
+(``requested_verbs``), the part of a narrated ask that follows its verb of asking (``deed_of``), and
+whether it asks only to be told something (``asks_only_to_be_told``), which breaks no rule but one
+that keeps something from others (``PASSING_ON``).
+"""
+
+from __future__ import annotations
+
+from nightwatch.standin.reader.forms import (
+    CLAUSE_BREAK, EN_OPENERS, EN_WANTING, is_direct_request, is_english_imperative, is_request,
+)
+from nightwatch.standin.reader.text import language
+from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, analyze
+from nightwatch.tokens.bounded_cache import bounded_cache
+
+SAYING = frozenset({"教える", "言う", "話す", "聞く", "説明", "伝える", "知らせる",
+                    "tell", "say", "explain", "describe", "talk", "remind"})
+"""Verbs of telling: a request made with one asks for words, not for a deed."""
+PASSING_ON = SAYING | {"give", "show", "渡す", "見せる", "漏らす"}
+"""A rule with one of these keeps something from others (a code, a number): asking to be told it breaks it."""
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def requested_verbs(sentence: str) -> frozenset[str]:
+    """The verb a request asks to be done: in Japanese its last verb (the head comes last:
+    「まとめて聞かせて」 asks to be told, 聞く), or the verbal noun before する (説明して); in English
+    the verb an imperative opens with, or the one after "you" or "please" ("could you tell me")."""
+    if not is_request(sentence):
+        return frozenset()
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        verbs = [w.lemma if not (w.lemma == "為る" and i and words[i - 1].verbal) else words[i - 1].lemma
+                 for i, w in enumerate(words) if w.pos == "verb"]
+        return frozenset(verbs[-1:])
+    lowered = [w.surface.lower() for w in words]
+    for i, word in enumerate(lowered[:-1]):
+        if word in ("you", "please") and words[i + 1].pos == "noun":
+            return frozenset({words[i + 1].lemma.lower()})
+    for clause in CLAUSE_BREAK.split(sentence):
+        if is_english_imperative(clause):
+            opening = [w for w in analyze(clause) if w.surface.lower() not in EN_OPENERS]
+            return frozenset({opening[0].lemma.lower()})
+    return frozenset()
+
+
+def deed_of(text: str) -> str:
+    """What an English ask asks to have done: the words after its first inflected verb of asking or
+    wanting (EN_WANTING, narrated; a later one gives the reason, "because he wants his paddle": "A man whose car slid off below the gate asks you to call a tow" asks for the call,
+    not the gate); the whole text when there is none, and in Japanese (its asks are read unit by unit)."""
+    if language(text) != "en":
+        return text
+    words = analyze(text)
+    last = min((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING
+                and w.surface.lower() != w.lemma.lower()), default=None)  # asks, wanted: narrated, not "I need"
+    rest = words[last + 1 :] if last is not None else ()
+    return " ".join(w.surface for w in rest) if any(w.is_content for w in rest) else text
+
+
+def _tells_someone_to_act(sentence: str) -> bool:
+    """"Tell the porter to open it", 「警備員に開けるように言って」: telling passes on a deed."""
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        return any(w.lemma in ("様", "よう") and i > 0 and words[i - 1].pos in ("verb", "aux") for i, w in enumerate(words))
+    lowered = [w.surface.lower() for w in words]
+    return any(word == "to" and i + 1 < len(words) and words[i + 1].is_content and "VERB" in words[i + 1].readings
+               for i, word in enumerate(lowered))
+
+
+def asks_only_to_be_told(sentence: str) -> bool:
+    """A request whose deed is telling (「夜中のことを聞かせて」, "tell me about the van"): it asks for
+    words, so no rule against a deed is broken by it."""
+    verbs = requested_verbs(sentence)
+    return bool(verbs) and verbs <= SAYING and is_direct_request(sentence) \
+        and not _tells_someone_to_act(sentence)  # 「開けてほしいと言っています」 passes on a deed
