@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from nightwatch.standin.reader.forms import CLAUSE_BREAK
 from nightwatch.standin.reader.text import language
 from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze
 from nightwatch.tokens.bounded_cache import bounded_cache
@@ -77,15 +78,13 @@ the manager"): who, not what is done."""
 
 
 def _english_actions(text: str) -> set[str]:
-    """The actions of an English text, clause by clause: a particle past a comma or a colon belongs
-    to another phrase ("No item leaves the room: not on loan" switches nothing on)."""
+    """The actions of an English text, clause by clause (``forms.CLAUSE_BREAK``): a particle past a
+    comma or a colon belongs to another phrase ("No item leaves the room: not on loan" switches
+    nothing on)."""
     found: set[str] = set()
     for clause in CLAUSE_BREAK.split(framing_removed(text)):
         found |= _english_clause_actions(analyze(clause))
     return found
-
-
-CLAUSE_BREAK = re.compile(r"[,;:—–]")
 
 
 def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:

@@ -49,14 +49,15 @@ def requested_verbs(sentence: str) -> frozenset[str]:
 
 def deed_of(text: str) -> str:
     """What an English ask asks to have done: the words after its first inflected verb of asking or
-    wanting (EN_WANTING, narrated; a later one gives the reason, "because he wants his paddle": "A man whose car slid off below the gate asks you to call a tow" asks for the call,
-    not the gate); the whole text when there is none, and in Japanese (its asks are read unit by unit)."""
+    wanting (EN_WANTING, narrated, not "I need"). "A man whose car slid off below the gate asks you to
+    call a tow" asks for the call, not the gate; a later such verb gives a reason ("because he wants
+    his paddle"). The whole text when there is none, and in Japanese (its asks are read unit by unit)."""
     if language(text) != "en":
         return text
     words = analyze(text)
-    last = min((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING
-                and w.surface.lower() != w.lemma.lower()), default=None)  # asks, wanted: narrated, not "I need"
-    rest = words[last + 1 :] if last is not None else ()
+    first = min((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING
+                 and w.surface.lower() != w.lemma.lower()), default=None)
+    rest = words[first + 1 :] if first is not None else ()
     return " ".join(w.surface for w in rest) if any(w.is_content for w in rest) else text
 
 

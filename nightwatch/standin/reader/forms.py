@@ -33,7 +33,7 @@ PROHIBITIVE_NOUNS = frozenset({"禁止", "厳禁", "無用"})
 EN_NEGATORS = frozenset({"not", "never", "no", "nobody", "none", "nothing", "neither", "nor"})
 EN_NEGATIVE_VERBS = frozenset({"forbid", "prohibit", "refuse", "deny", "ban", "prevent", "avoid"})
 EN_MODALS = frozenset({"could", "would", "can", "will", "might"})
-EN_WH = frozenset({"what", "which", "who", "whom", "where", "when", "how", "why"})
+EN_WH = frozenset({"what", "which", "who", "where", "when", "how", "why"})
 EN_WANTING = frozenset({"want", "ask", "need", "like", "tell", "request", "beg", "wish", "insist"})
 """Lemmas of wanting and asking: any inflection (asks, asked, asking) passes an ask on."""
 EN_PERMISSION = frozenset({"fine", "okay", "ok", "allowed", "permission", "permitted", "authorised", "authorized",
@@ -228,8 +228,9 @@ def _indefinite(words, i: int) -> bool:
     """An interrogative that asks nothing: followed, past its counter, by か, も or でも (誰も no one,
     何か something, 何房か some bunches, 何度も many times)."""
     j = i + 1
-    while j < len(words) and words[j].pos in ("suffix", "noun") and words[i].pos == "num":
-        j += 1  # 何房, 何人: the counter belongs to the interrogative
+    if words[i].pos == "num":  # 何房, 何人: the counter belongs to the interrogative
+        while j < len(words) and words[j].pos in ("suffix", "noun"):
+            j += 1
     return j < len(words) and words[j].lemma in ("も", "か", "でも")
 
 

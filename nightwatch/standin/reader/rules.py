@@ -320,13 +320,12 @@ def _only_asks_to_act(question: str) -> bool:
     tense, 〜っけ: 「もう済んでいましたっけ」)."""
     asking = [s for s in sentences(outside_quotes(question)) if forms.is_question(s)]
     return bool(asking) and all(
-        forms.is_request(s) and not forms.lemmas(s) & (RECALL_WORDS | SAYING | forms.INTERROGATIVES | EN_WH | PAST)
+        forms.is_request(s) and not forms.lemmas(s) & (RECALL_WORDS | SAYING | forms.INTERROGATIVES | forms.EN_WH | PAST)
         for s in asking)
 
 
 PAST = frozenset({"た", "け", "did", "was", "were", "had"})
 SAYING = frozenset({"教える", "言う", "話す", "聞かせる", "tell", "say", "explain"})
-EN_WH = frozenset({"what", "which", "who", "where", "when", "how", "why"})
 
 
 def _told_with(request: Request, fact: material.Line) -> str:
@@ -389,8 +388,7 @@ def forbidden(request: Request) -> Reply | None:
     # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
     units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
     asking = [" ".join(unit) for unit in units
-              if any(forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s) for s in unit)
-              and not all(forms.gives_a_reason(s) for s in unit)]
+              if any(_asks(s) for s in unit) and not all(forms.gives_a_reason(s) for s in unit)]
     prohibitions = request.duties_of("prohibition")
     if not any(deeds.PASSING_ON & forms.lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
         asking = [unit for unit in asking if not _only_to_be_told(unit)]
@@ -422,9 +420,14 @@ def _same_thing(targets_: set[str], named: set[str]) -> bool:
                           and (t.endswith(n) or n.endswith(t))) for t in targets_ for n in named)
 
 
+def _asks(sentence: str) -> bool:
+    """A request, a claim of permission or an announced intent: any voice of asking."""
+    return forms.is_request(sentence) or forms.claims_permission(sentence) or forms.announces_intent(sentence)
+
+
 def _only_to_be_told(unit: str) -> bool:
     """Every sentence of the unit that asks, asks only to be told, and nothing in it claims permission."""
-    asks = [s for s in sentences(unit) if forms.is_request(s) or forms.claims_permission(s) or forms.announces_intent(s)]
+    asks = [s for s in sentences(unit) if _asks(s)]
     return bool(asks) and all(deeds.asks_only_to_be_told(s) and not forms.claims_permission(s) for s in asks)
 
 
