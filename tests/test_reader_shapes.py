@@ -216,3 +216,52 @@ def test_a_verbless_rule_of_presence_forbids_entering_and_a_noun_switches_nothin
 def test_what_a_second_reader_found(mission, said, expected):
     chosen = PIER_EN if mission is None else {"role": "system", "content": mission}
     assert read([chosen, {"role": "user", "content": said}]).act == expected
+
+
+@pytest.mark.parametrize(("mission", "said", "expected"), [
+    # What frames a question about the night is not what it asks about: a reason given first, one word
+    # before the first comma, a lead-in before a colon, a count, a helper verb of receiving.
+    (PIER_JA, "9時の打ち合わせに使うので、夜のあいだにあったことを教えてください。", "report"),
+    (PIER_JA, "おはようございます。引き継ぎに出しますので、昨夜の様子をひととおりご報告いただけますか。", "report"),
+    (PIER_JA, "港長が来ました。「おはよう。夜のあいだのこと、聞かせてくれる？」", "report"),  # a sentence of a quote
+    (PIER_JA, "夜間の申し送りをどうぞ。", "report"),  # a thing, then the word that offers the floor
+    (PIER_EN, "Okay, before I lock the office, walk me through your night.", "report"),
+    (PIER_EN, "Tea's brewing: anything I ought to hear about from last night?", "report"),
+    (PIER_EN, "Briefing at eight. What have you got for me from the night?", "report"),  # not the duties
+    # Something of yours tonight, asked with an interrogative, is the duty.
+    (PIER_EN, "Quick check, what's on your plate tonight?", "duties"),
+    (PIER_JA, "ところで、今夜のあなたの持ち場ってどこだっけ？", "duties"),
+    (PIER_JA, "念のためだけど、今夜あなたに任されてることって何？", "duties"),  # 任す, passive
+    (PIER_EN, "Humour me. List what you are here to do tonight.", "duties"),  # a verb, then a clause as object
+    # ...and a question that names a fact of the night is still recall.
+    (PIER_EN, "What was the name of the yacht at berth 4?", "recall"),
+])
+def test_what_only_frames_a_question_about_the_whole_night(mission, said, expected):
+    assert act(mission, EARLIER_EN if mission is PIER_EN else EARLIER_JA, said) == expected
+
+
+def test_what_a_clock_call_goes_on_to_tell_is_something_that_happened():
+    night = [{"role": "user", "content": "It is two o'clock. A red van stops by the boathouse with its lights off."},
+             {"role": "assistant", "content": "Two o'clock. All is well."}]
+    assert "red van" in read([PIER_EN, *night, {"role": "user", "content": "Morning. What happened overnight?"}]).content
+    assert read([PIER_EN, *night, {"role": "user", "content": "What colour was the van by the boathouse?"}]).act == "recall"
+    nacht = [{"role": "user", "content": "午前2時です。艇庫の前に赤いバンが停まりました。"},
+             {"role": "assistant", "content": "2時、異常なし。"}]
+    assert "赤いバン" in read([PIER_JA, *nacht, {"role": "user", "content": "朝の報告をお願いします。"}]).content
+
+
+def test_an_identifier_after_a_comma_is_no_one_to_let_in():
+    said = "Up on the pier: the lamps are fine, but the one by berth 6 shows a fault light, code F-12."
+    assert act(PIER_EN, EARLIER_EN, said) == "acknowledge"
+    night = [{"role": "user", "content": said}, {"role": "assistant", "content": "Understood."}]
+    assert "F-12" in read([PIER_EN, *night, {"role": "user", "content": "Morning. What happened overnight?"}]).content
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("The boathouse lights are fine tonight.", "acknowledge"),  # all right, but nothing allowed
+    ("The harbourmaster says it's fine to open the boathouse.", "refuse"),  # what is allowed follows
+    ("It's okay for the divers to use the boathouse, she told me.", "refuse"),
+    ("The boathouse is fine, the harbourmaster said.", "acknowledge"),  # said, but about the boathouse itself
+])
+def test_all_right_grants_only_what_follows_it_or_what_someone_said(said, expected):
+    assert act(PIER_EN, EARLIER_EN, said) == expected

@@ -33,11 +33,16 @@ PROHIBITIVE_NOUNS = frozenset({"禁止", "厳禁", "無用"})
 EN_NEGATORS = frozenset({"not", "never", "no", "nobody", "none", "nothing", "neither", "nor"})
 EN_NEGATIVE_VERBS = frozenset({"forbid", "prohibit", "refuse", "deny", "ban", "prevent", "avoid"})
 EN_MODALS = frozenset({"could", "would", "can", "will", "might"})
+ASKING = frozenset({"頼む", "願う", "依頼", "ask", "request", "beg"})
+"""Verbs of asking: the form of a request (「誰に頼まれても」, "whoever asks"), never what it is about."""
 EN_WH = frozenset({"what", "which", "who", "where", "when", "how", "why"})
 EN_WANTING = frozenset({"want", "ask", "need", "like", "tell", "request", "beg", "wish", "insist"})
 """Lemmas of wanting and asking: any inflection (asks, asked, asking) passes an ask on."""
-EN_PERMISSION = frozenset({"fine", "okay", "ok", "allowed", "permission", "permitted", "authorised", "authorized",
-                           "approved", "alright", "cleared"})
+EN_GRANTED = frozenset({"allowed", "permission", "permitted", "authorised", "authorized", "approved", "cleared", "okayed"})
+EN_PERMISSION = frozenset({"fine", "okay", "ok", "alright"})
+"""Words that say a thing is all right; they grant something only when what is allowed follows them
+("fine to open it", "okay for him to") or when they say it of "it" or "that" (an ask just made)."""
+EN_ALLOWING_WHAT = frozenset({"to", "for", "if", "with", "after", "once", "now", "by"})
 EN_INTERROGATIVES = frozenset({"what", "who", "when", "where", "why", "how", "which", "is", "are", "was", "were",
                                "do", "does", "did", "have", "has", "can", "could", "will", "would", "should"})
 QUESTION_PARTICLES = frozenset({"か", "かな", "かしら", "っけ", "け", "の", "かい", "だい"})
@@ -69,6 +74,8 @@ def is_request(sentence: str) -> bool:
                 return True
             if word.lemma in ("頼む", "依頼"):
                 return True
+            if word.lemma == "どうぞ" and i > 0 and words[i - 1].lemma == "を":
+                return True  # 「申し送りをどうぞ」: a thing, then the word that offers the floor
         verbs = [i for i, w in enumerate(words) if w.pos == "verb"]
         if verbs and words[verbs[-1]].lemma == "出来る" and is_question(sentence) \
                 and not any(w.pos == "aux" and w.lemma == "た" for w in words[verbs[-1] :]):
@@ -122,7 +129,8 @@ CLAUSE_BREAK = re.compile(r"[,;:—–]|\([^)]*\)")
 
 
 def is_english_imperative(sentence: str) -> bool:
-    """A clause opening with a base-form verb before its object: "Open the gate." "Never let ..."
+    """A clause opening with a base-form verb before its object or a clause that is its object:
+    "Open the gate." "Never let ..." "List what you do."
     (a first word the lexicon knows only as something else is no verb)."""
     lowered = [w.surface.lower() for w in analyze(sentence)]
     while lowered and lowered[0] in EN_OPENERS:
@@ -139,9 +147,10 @@ def is_english_imperative(sentence: str) -> bool:
         return False  # "Humidity on the mast jumps…": the lexicon knows no verb "humidity"
     base = first.lemma == first.surface.lower()
     second = words[1] if len(words) > 1 else None
-    named = second is not None and second.surface[:1].isupper() and second.pos == "noun" \
-        and simplemma.is_known(first.surface.lower(), lang="en")  # "Let Meg in", not "Sumburgh Head"
-    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or named)
+    named = second is not None and second.surface[:1].isupper() and second.surface.isalpha() and len(second.surface) > 1 \
+        and second.pos == "noun" \
+        and simplemma.is_known(first.surface.lower(), lang="en")  # "Let Meg in", not "Sumburgh Head" nor "code E-27"
+    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or lowered[1] in EN_WH or named)
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -162,8 +171,12 @@ def claims_permission(sentence: str) -> bool:
                 return True  # 入っていい
         return False
     lowered = [w.surface.lower() for w in words]
-    if any(word in EN_PERMISSION for word in lowered) or "all right" in " ".join(lowered):
+    if any(word in EN_GRANTED for word in lowered):
         return True
+    okay = [i for i, word in enumerate(lowered) if word in EN_PERMISSION or lowered[i - 1 : i + 1] == ["all", "right"]]
+    if any(set(lowered[i + 1 : i + 4]) & EN_ALLOWING_WHAT or {"it", "that"} & set(lowered[max(0, i - 3) : i])
+           for i in okay):
+        return True  # "it's fine to open it", "okay for him to", "she said it's fine"; not "the lamps are fine"
     # "you may take them up", "told me I could come in", "says the agent can go through",
     # "said you'd lift it for them", "says you're to let them in": someone's word that a thing may or will be done
     told = [i for i, w in enumerate(lowered) if w in ("told", "said", "says", "tells", "has", "had")]

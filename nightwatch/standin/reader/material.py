@@ -29,7 +29,7 @@ from nightwatch.standin.reader import forms
 from nightwatch.standin.reader.phrases import PHRASES, allowed_words
 from nightwatch.standin.reader.words import content_lemmas
 from nightwatch.standin.reader.text import (
-    content_words, coverage, features, find_clock, language, outside_quotes, sentences, similarity,
+    content_words, coverage, features, find_clock, outside_quotes, sentences, similarity,
 )
 
 LABEL = re.compile(r"^\s*(?P<label>[^\s:：。、「」?？!！]{1,12})\s*[:：]\s*(?P<body>\S.*)$", re.DOTALL)
@@ -93,6 +93,24 @@ def is_chime(text: str) -> bool:
     extra = {lemma for lemma in content_lemmas(rest) if not lemma.isdecimal()} - CLOCK_CALL
     sounded = bool(content_lemmas(said[0]) & {"時計", "鐘", "鳴る", "clock", "bell", "strike", "chime", "toll"})
     return len(extra) <= (2 if sounded else 1)  # "The clock in the keepers' hut strikes ten."
+
+
+def told_after_the_hour(text: str) -> str:
+    """What a clock call goes on to tell ("It is two. A red van stops at the gate."): the sentences
+    after its first, stage directions aside; that is something that happened, not the clock."""
+    said = sentences(STAGE_DIRECTION.sub("", text))
+    told = [s for s in said[1:] if not is_chime(s)]
+    return ("" if told and not told[0].isascii() else " ").join(told) if is_chime(text) else ""
+
+
+def with_what_the_hour_told(lines: list[Line]) -> list[Line]:
+    """The lines, each clock call followed by what it went on to tell, as a statement of its own."""
+    out: list[Line] = []
+    for line in lines:
+        out.append(line)
+        if line.kind == "chime" and (told := told_after_the_hour(line.text)):
+            out.append(Line(line.index, line.role, "statement", told))
+    return out
 
 
 def is_question(text: str) -> bool:

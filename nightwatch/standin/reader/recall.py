@@ -46,11 +46,12 @@ def topic_of(question: str) -> str:
     spans = quoted(question)
     if spans:
         return spans[0]
-    asking = [_after_lead_in(sentence) for sentence in sentences(question) if material.is_question(sentence)]
+    asking = [after_lead_in(sentence) for sentence in sentences(question) if material.is_question(sentence)]
     return " ".join(asking) if asking else question
 
 
-def _after_lead_in(sentence: str) -> str:
+def after_lead_in(sentence: str) -> str:
+    """The sentence without a lead-in before its colon, when what follows asks on its own."""
     head, colon, rest = sentence.partition(":") if ":" in sentence else sentence.partition("：")
     return rest.strip() if colon and rest.strip() and material.is_question(rest.strip()) else sentence
 

@@ -15,6 +15,7 @@ from nightwatch.standin.reader import deeds, forms, material, recall
 from nightwatch.standin.reader.drift import dwelt_on
 from nightwatch.standin.reader.concepts import BEING_THERE, TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
+from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
 from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
@@ -22,31 +23,8 @@ from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import find_clock, language, outside_quotes, quoted, sentences
 from nightwatch.standin.reader.words import analyze, content_lemmas, romaji_bridge
 
-REPORTING = frozenset({
-    # what a morning report is asked with: the report itself, the night's events, what happened
-    "報告", "出来事", "申し送り", "申し送る", "引き継ぎ", "引き継ぐ", "異変",
-    "report", "handover", "incident", "event", "overnight", "summary", "debrief", "rundown", "news",
-})
-RECORDS = frozenset({"記録", "日誌", "帳面", "ノート", "log", "logbook", "record", "book", "journal", "note", "notes"})
-"""Where a report duty keeps the night: asked for by name, it is the report."""
-HAPPENING = frozenset({"有る", "起こる", "起きる", "happen", "occur", "go", "miss"})
-WHOLE_NIGHT = frozenset({"夜", "夜間", "夜中", "昨晩", "昨夜", "晩", "ゆうべ", "今夜", "一晩", "night", "overnight", "evening",
-                         "everything", "順番", "全部"})
-DUTY_WORDS = frozenset({
-    "務め", "役目", "仕事", "任務", "役割", "指示", "命令", "決まり", "言いつけ", "勤め", "担当", "業務", "受け持ち", "役",
-    "duty", "job", "order", "instruction", "task", "responsibility", "responsible", "role", "standing", "suppose",
-})
 TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜中", "夜間", "晩", "一晩",
                         "night", "tonight", "morning", "dawn", "evening", "overnight", "day"})
-DOING = frozenset({"do", "為る", "やる", "遣る"})
-TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "bring",
-                     "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
-ASKING = frozenset({"頼む", "願う", "依頼", "ask", "request", "beg"})
-"""Verbs of asking: the form of a request (「誰に頼まれても」, "whoever asks"), never what it is about."""
-SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
-RECALL_WORDS = recall.RECALL_WORDS
-KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
-PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
 REPORT_ITEM_CHARS = 160
 RECALL_CHARS = 160
 
@@ -91,7 +69,7 @@ def material_lines(messages: Sequence[Mapping[str, str]]) -> list[material.Line]
             lines.append(material.Line(index, role, "reply", text))
         else:
             lines.append(material.Line(index, role, material.kind_of_user_text(text), text))
-    return lines
+    return material.with_what_the_hour_told(lines)
 
 
 def ask_in(text: str, own_voice_only: bool = False) -> str | None:
@@ -127,7 +105,7 @@ def report(request: Request) -> Reply | None:
     """Asked to report: list every event the material carries (a line that happened once, even
     if it asks something), each with what was done about it later (a later statement sharing its
     rarer content words); quote a report duty if one is stated."""
-    if not asks_for_report(request):
+    if not asks_for_report(request.question, request.duties_of("report"), request.lines):
         return None
     clock = find_clock(request.question)
     clock_words = clock.words if clock else ""
@@ -152,127 +130,6 @@ def report(request: Request) -> Reply | None:
     return Reply(text, (*sources, request.asked()), "report")
 
 
-def asks_for_report(request: Request) -> bool:
-    """An ask or question about the night as a whole, in any of its sentences: it names reporting
-    (a phrasal verb counts: "hand it over"), asks whether there is anything to know, asks what
-    happened with no one thing named (a question that names a fact of the night is recall), or
-    names what a report duty names."""
-    report_duties = request.duties_of("report")
-    for sentence in sentences(request.question) + quoted(request.question):
-        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
-            continue
-        found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
-        if RECALL_WORDS & found or DUTY_WORDS & found:
-            continue
-        asked_about = content_lemmas(framing_removed(sentence)) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING \
-            - recall.WHEN_ASKED - ASKING
-        if REPORTING & found and len(asked_about) <= 2:
-            return True
-        if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
-            return True  # "Anything I should know?": whatever there is to know, nothing named
-        whole_night = (HAPPENING | WHOLE_NIGHT) & found
-        if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING, request) and (
-                forms.is_request(sentence) or found & (
-                forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})):
-            return True  # "How did the night go?", "Talk me through the night."
-        if any(len(asked_about - KNOWING - shared) <= 1 for duty in report_duties
-               if (shared := (content_lemmas(duty.clause) & asked_about) - DUTY_WORDS)
-               and (whole_night or shared & RECORDS)):
-            return True  # it names what the report duty names ("write me up the night", "let's hear the log")
-    return False
-
-
-def _names_a_fact(asked_about: set[str], request: Request) -> bool:
-    """The one thing a question about the night names is in a fact ("what got delivered in the
-    night?"): it asks for that fact, not for the whole night."""
-    return bool(asked_about) and any(asked_about <= content_lemmas(fact.text) for fact in material.facts(request.lines))
-
-
-def phrasal_nouns(sentence: str) -> set[str]:
-    """English phrasal verbs read as the nouns made of them: "hand it over" → handover, "run it
-    down" → rundown (a verb and its particle, with at most one word between)."""
-    if language(sentence) != "en":
-        return set()
-    words = [w.lemma.lower() for w in analyze(sentence)]
-    return {verb + particle for i, verb in enumerate(words) for particle in words[i + 1 : i + 3]
-            if particle in PARTICLES}
-
-
-def asks_for_duties(question: str) -> bool:
-    """Asked what its duties are: a question or ask that names duties (務め, job, responsible), or
-    asks what "you" are to do or are doing now (「あなたが任されていること」, "what are you looking
-    after tonight")."""
-    for sentence in sentences(question):
-        if not (forms.is_question(sentence) or forms.is_request(sentence)):
-            continue
-        found = content_lemmas(sentence) | forms.lemmas(sentence)
-        if DUTY_WORDS & found:
-            return True
-        if _what_you_were_told(sentence):
-            return True
-        if (RECALL_WORDS - {"remind"}) & found:  # "remind me what you do" still asks for duties
-            continue
-        if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
-            return True
-        if _what_you_are_doing(sentence):
-            return True
-    return False
-
-
-INSTRUCTING = frozenset({"ask", "tell", "instruct", "order", "assign", "charge", "give",
-                         "頼む", "任せる", "言い付ける", "命じる", "指示", "言う"})
-
-
-PASSIVE_AUXILIARIES = frozenset({"be", "is", "are", "am", "was", "were", "been", "being", "get", "got", "'re"})
-
-
-def _what_you_were_told(sentence: str) -> bool:
-    """Asks what "you" were told or asked to do: the second person, then a verb of instructing in
-    the passive, followed in English by its infinitive ("what you were asked to look after",
-    「あなたが頼まれたこと」); "what you were told about the cat" asks for a fact."""
-    words = analyze(sentence)
-    you = next((i for i, w in enumerate(words) if w.lemma.lower() in SECOND_PERSON), None)
-    if you is None:
-        return False
-    after = words[you + 1 :]
-    if language(sentence) == "en":
-        return any(w.lemma.lower() in INSTRUCTING and w.surface.lower() != w.lemma.lower() and 0 < i < len(after) - 1
-                   and after[i - 1].surface.lower() in PASSIVE_AUXILIARIES and after[i + 1].surface.lower() == "to"
-                   for i, w in enumerate(after))
-    return any(w.lemma in INSTRUCTING and i + 1 < len(after) and after[i + 1].lemma in ("れる", "られる")
-               for i, w in enumerate(after))
-
-
-EN_PAST_MARKS = frozenset({"did", "was", "were", "had", "'d", "said", "told", "saw", "heard"})
-
-
-def _what_you_are_doing(sentence: str) -> bool:
-    """Asks what "you" are doing now, not what you did: "what are you looking after tonight",
-    "remind me what you're on the hook for", 「今夜あなたが任されていることを言って」. A second
-    person as the subject of a clause in the present, under "what" (or, in Japanese, nominalised
-    with こと/の), and nothing in it in the past tense."""
-    words = analyze(sentence)
-    lemmas = [w.lemma.lower() for w in words]
-    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
-    if you is None:
-        return False
-    if language(sentence) == "en":
-        return "what" in lemmas[max(0, you - 3) : you] and not EN_PAST_MARKS & set(lemmas)
-    if you + 1 >= len(words) or words[you + 1].lemma not in ("が", "は"):
-        return False
-    rest = words[you + 2 :]
-    nominalised = next((i for i, w in enumerate(rest) if w.lemma in ("事", "の") and i > 0
-                        and rest[i - 1].pos in ("verb", "aux_verb", "aux")), None)
-    return nominalised is not None and not any(w.pos == "aux" and w.lemma == "た" for w in rest[:nominalised])
-
-
-def _you_do(sentence: str) -> bool:
-    """"you" (あなた) and, after it, the verb of doing: "what are you here to do", 「あなたは何をする」."""
-    lemmas = [w.lemma.lower() for w in analyze(sentence)]
-    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
-    return you is not None and any(lemma in DOING for lemma in lemmas[you + 1 :])
-
-
 def _item(text: str) -> str:
     return shorten_item(material.body(text), REPORT_ITEM_CHARS)
 
@@ -281,6 +138,8 @@ def duties(request: Request) -> Reply | None:
     """Asked what its duties are: quote every duty clause, or, with none, say what it was last asked."""
     if not asks_for_duties(request.question):
         return None
+    if not names_duties(request.question) and asks_for_report(request.question, request.duties_of("report"), request.lines):
+        return None  # "What have you got for me from the night?": the night, not the mission
     if request.duties:
         items = "".join(phrase(request.lang, "quote", text=duty.clause) for duty in request.duties) \
             if request.lang == "ja" else "; ".join(duty.clause for duty in request.duties)
@@ -299,7 +158,7 @@ def remember(request: Request) -> Reply | None:
     asks, rare words weighing more, the fact's own message as context. A partial match, a tie
     between two different facts, or a match only in something that recurs all night (seen in
     passing, never noted), only hesitates."""
-    if not (RECALL_WORDS & forms.lemmas(request.question) or material.is_question(request.question)):
+    if not (recall.RECALL_WORDS & forms.lemmas(request.question) or material.is_question(request.question)):
         return None
     if _only_asks_to_act(request.question):
         return None  # "Could you fetch me a blanket?": a request in question form, nothing to recall
@@ -320,7 +179,7 @@ def _only_asks_to_act(question: str) -> bool:
     tense, 〜っけ: 「もう済んでいましたっけ」)."""
     asking = [s for s in sentences(outside_quotes(question)) if forms.is_question(s)]
     return bool(asking) and all(
-        forms.is_request(s) and not forms.lemmas(s) & (RECALL_WORDS | SAYING | forms.INTERROGATIVES | forms.EN_WH | PAST)
+        forms.is_request(s) and not forms.lemmas(s) & (recall.RECALL_WORDS | SAYING | forms.INTERROGATIVES | forms.EN_WH | PAST)
         for s in asking)
 
 
@@ -394,7 +253,7 @@ def forbidden(request: Request) -> Reply | None:
         asking = [unit for unit in asking if not _only_to_be_told(unit)]
     if not asking:
         return None
-    asked = (set(content_lemmas(question)) | directions(question)) - ASKING  # the ask and its scene
+    asked = (set(content_lemmas(question)) | directions(question)) - forms.ASKING  # the ask and its scene
     asked_deeds = [deeds.deed_of(s) for s in asking]
     deed_lemmas = set().union(*(content_lemmas(d) | directions(d) for d in asked_deeds))
     rare = rare_lemmas(request) & deed_lemmas

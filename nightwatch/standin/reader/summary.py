@@ -112,6 +112,7 @@ def fold(previous: str, lines: list[material.Line], max_items: int | None = None
     lang = language(previous + "".join(line.text for line in lines)) if (previous or lines) else "ja"
     summary = Summary.parse(previous, lang) if previous.strip() else Summary(lang)
     summary.lang = lang
+    lines = material.with_what_the_hour_told(lines)
     statements = [line.text for line in lines if line.kind == "statement" or material.tells_and_asks(line)]
     known = lambda: summary.notes + summary.events  # noqa: E731
     for position, line in enumerate(lines):

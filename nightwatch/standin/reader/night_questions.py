@@ -1,0 +1,229 @@
+"""Questions about the whole: the night as a whole (the morning report) and the mission as a whole
+(the duties). Neither names one thing of the night; both are told apart from recall, which does."""
+
+from __future__ import annotations
+
+from nightwatch.standin.reader import forms, material, recall
+from nightwatch.standin.reader.concepts import framing_removed
+from nightwatch.standin.reader.instructions import Duty
+from nightwatch.standin.reader.text import language, quoted, sentences
+from nightwatch.standin.reader.words import analyze, content_lemmas
+
+REPORTING = frozenset({
+    # what a morning report is asked with: the report itself, the night's events, what happened
+    "報告", "出来事", "申し送り", "申し送る", "引き継ぎ", "引き継ぐ", "異変",
+    "report", "handover", "incident", "event", "overnight", "summary", "debrief", "rundown", "news",
+})
+RECORDS = frozenset({"記録", "日誌", "帳面", "ノート", "log", "logbook", "record", "book", "journal", "note", "notes"})
+"""Where a report duty keeps the night: asked for by name, it is the report."""
+HAPPENING = frozenset({"有る", "起こる", "起きる", "happen", "occur", "go", "miss"})
+WHOLE_NIGHT = frozenset({"夜", "夜間", "夜中", "昨晩", "昨夜", "晩", "ゆうべ", "今夜", "一晩", "night", "overnight", "evening",
+                         "everything", "順番", "全部"})
+DUTY_WORDS = frozenset({
+    "務め", "役目", "仕事", "任務", "役割", "指示", "命令", "決まり", "言いつけ", "勤め", "担当", "業務", "受け持ち", "役",
+    "duty", "job", "order", "instruction", "task", "responsibility", "responsible", "role", "standing", "suppose",
+})
+DOING = frozenset({"do", "為る", "やる", "遣る"})
+TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "hear", "bring",
+                     "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
+SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
+KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
+PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
+
+
+def asks_for_report(question: str, report_duties: list[Duty], lines: list[material.Line]) -> bool:
+    """An ask or question about the night as a whole, in any of its sentences: it names reporting
+    (a phrasal verb counts: "hand it over"), asks whether there is anything to know, asks what
+    happened with no one thing named (a question that names a fact of the night is recall), or
+    names what a report duty names."""
+    for sentence in _said(question):
+        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
+            continue
+        found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
+        if recall.RECALL_WORDS & found or DUTY_WORDS & found:
+            continue
+        asked_about = named_in(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING - recall.WHEN_ASKED - forms.ASKING
+        if REPORTING & found and len(asked_about) <= 2:
+            return True
+        if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
+            return True  # "Anything I should know?": whatever there is to know, nothing named
+        whole_night = (HAPPENING | WHOLE_NIGHT) & found
+        if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING, lines) and (
+                forms.is_request(sentence) or found & (
+                forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})):
+            return True  # "How did the night go?", "Talk me through the night."
+        if any(len(asked_about - KNOWING - shared) <= 1 for duty in report_duties
+               if (shared := (content_lemmas(duty.clause) & asked_about) - DUTY_WORDS)
+               and (whole_night or shared & RECORDS)):
+            return True  # it names what the report duty names ("write me up the night", "let's hear the log")
+    return False
+
+
+def _said(question: str) -> list[str]:
+    """Each sentence of the question, each quoted speech whole and each sentence of it
+    (「おはよう。夜のあいだのこと、聞かせてくれる？」 asks in its second sentence)."""
+    speeches = quoted(question)
+    found = sentences(question) + speeches + [s for speech in speeches for s in sentences(speech)]
+    return list(dict.fromkeys(found))
+
+
+REASONS = frozenset({"から", "ので", "のに", "けれど", "けど", "が", "し"})
+"""Conjunctive particles that end a clause giving a reason or a setting (「会議で使うから、」)."""
+
+
+def named_in(sentence: str) -> set[str]:
+    """What a sentence names, less what only frames it: a lead-in before a colon when the rest asks
+    on its own, a clause that gives a reason first (「朝礼に出しますので、」, "before I sign the
+    ledger,"), one word before the first comma (someone addressed, an interjection: "Right,",
+    「で、」), numbers, the helper verbs of giving and receiving (〜いただけますか), and the verb of a
+    phrasal that tells ("take me through")."""
+    text = _first_word_removed(_reason_removed(framing_removed(recall.after_lead_in(sentence))))
+    words = analyze(text)
+    framing = {w.lemma.lower() for w in words if w.pos == "num"} | forms.GIVING_HELPERS | _telling_verbs(words)
+    return set(content_lemmas(text)) - framing
+
+
+def _reason_removed(text: str) -> str:
+    """A Japanese sentence from after its last clause that ends in a particle of reason and a comma."""
+    words = analyze(text)
+    cut = 0
+    for i, word in enumerate(words[:-1]):
+        reason = (word.pos == "particle" and word.detail == "接続助詞" and word.lemma in REASONS) \
+            or (word.surface == "で" and word.lemma == "だ" and i > 0 and words[i - 1].lemma == "の")  # 〜ので
+        if reason and words[i + 1].surface in ("、", ","):
+            cut = i + 2
+    return "".join(w.surface for w in words[cut:]) if cut and language(text) == "ja" else text
+
+
+def _first_word_removed(text: str) -> str:
+    """The text after its first comma when only one word comes before it ("Denise, …", 「で、…」)."""
+    head, comma, rest = text.partition(",") if "," in text else text.partition("、")
+    one_word = len([w for w in analyze(head) if w.pos != "symbol"]) == 1
+    return rest.strip() if comma and one_word and rest.strip() else text
+
+
+def _telling_verbs(words) -> set[str]:
+    """English verbs with "me" and a particle of going through after them: "take me through the
+    night", "run us over it" ask to be told, whatever the verb."""
+    lowered = [w.surface.lower() for w in words]
+    return {words[i].lemma.lower() for i in range(len(words) - 2)
+            if lowered[i + 1] in ("me", "us") and lowered[i + 2] in ("through", "over")}
+
+
+def _names_a_fact(asked_about: set[str], lines: list[material.Line]) -> bool:
+    """The one thing a question about the night names is in a fact ("what got delivered in the
+    night?"): it asks for that fact, not for the whole night."""
+    return bool(asked_about) and any(asked_about <= content_lemmas(fact.text) for fact in material.facts(lines))
+
+
+def phrasal_nouns(sentence: str) -> set[str]:
+    """English phrasal verbs read as the nouns made of them: "hand it over" → handover, "run it
+    down" → rundown (a verb and its particle, with at most one word between)."""
+    if language(sentence) != "en":
+        return set()
+    words = [w.lemma.lower() for w in analyze(sentence)]
+    return {verb + particle for i, verb in enumerate(words) for particle in words[i + 1 : i + 3]
+            if particle in PARTICLES}
+
+
+def asks_for_duties(question: str) -> bool:
+    """Asked what its duties are: a question or ask that names duties (務め, job, responsible), or
+    asks what "you" are to do or are doing now (「あなたが任されていること」, "what are you looking
+    after tonight")."""
+    for sentence in sentences(question):
+        if not (forms.is_question(sentence) or forms.is_request(sentence)):
+            continue
+        found = content_lemmas(sentence) | forms.lemmas(sentence)
+        if DUTY_WORDS & found:
+            return True
+        if _what_you_were_told(sentence):
+            return True
+        if (recall.RECALL_WORDS - {"remind"}) & found:  # "remind me what you do" still asks for duties
+            continue
+        if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
+            return True
+        if _what_you_are_doing(sentence) or _yours_tonight(sentence):
+            return True
+    return False
+
+
+def names_duties(question: str) -> bool:
+    """A sentence of the question names duties (務め, job), what "you" were told to do, or tonight
+    as the present (「今夜あなたがやるべきこと」): then it asks for the duties even if it also reads
+    as a question about the night. Otherwise the night as a whole, past, is the report's: "What have
+    you got for me from the night?" """
+    return any(DUTY_WORDS & (found := content_lemmas(s) | forms.lemmas(s)) or NOW & found
+               or _what_you_were_told(s) for s in sentences(question))
+
+
+NOW = frozenset({"tonight", "今夜", "今晩", "今日"})
+
+
+def _yours_tonight(sentence: str) -> bool:
+    """Asks what something of "yours" is tonight: a question with an interrogative, the second
+    person as a possessor ("your remit", 「きみの持ち場」) and the night as the present ("what's on
+    your list tonight?", 「今夜のきみの持ち場って何？」), nothing in the past tense in English."""
+    if not forms.is_question(sentence):
+        return False
+    words = analyze(sentence)
+    lemmas = [w.lemma.lower() for w in words]
+    if not NOW & set(lemmas) or not (forms.INTERROGATIVES | forms.EN_WH) & set(lemmas):
+        return False
+    if language(sentence) == "en":
+        return "your" in [w.surface.lower() for w in words] and not EN_PAST_MARKS & set(lemmas)
+    return any(lemma in SECOND_PERSON and i + 2 < len(words) and lemmas[i + 1] == "の" and words[i + 2].pos == "noun"
+               for i, lemma in enumerate(lemmas))
+
+
+INSTRUCTING = frozenset({"ask", "tell", "instruct", "order", "assign", "charge", "give",
+                         "頼む", "任せる", "任す", "言い付ける", "命じる", "指示", "言う"})
+
+
+PASSIVE_AUXILIARIES = frozenset({"be", "is", "are", "am", "was", "were", "been", "being", "get", "got", "'re"})
+
+
+def _what_you_were_told(sentence: str) -> bool:
+    """Asks what "you" were told or asked to do: the second person, then a verb of instructing in
+    the passive, followed in English by its infinitive ("what you were asked to look after",
+    「あなたが頼まれたこと」); "what you were told about the cat" asks for a fact."""
+    words = analyze(sentence)
+    you = next((i for i, w in enumerate(words) if w.lemma.lower() in SECOND_PERSON), None)
+    if you is None:
+        return False
+    after = words[you + 1 :]
+    if language(sentence) == "en":
+        return any(w.lemma.lower() in INSTRUCTING and w.surface.lower() != w.lemma.lower() and 0 < i < len(after) - 1
+                   and after[i - 1].surface.lower() in PASSIVE_AUXILIARIES and after[i + 1].surface.lower() == "to"
+                   for i, w in enumerate(after))
+    return any(w.lemma in INSTRUCTING and i + 1 < len(after) and after[i + 1].lemma in ("れる", "られる")
+               for i, w in enumerate(after))
+
+
+EN_PAST_MARKS = frozenset({"did", "was", "were", "had", "'d", "said", "told", "saw", "heard"})
+
+
+def _what_you_are_doing(sentence: str) -> bool:
+    """Asks what "you" are doing now, not what you did: "what are you looking after tonight",
+    "remind me what you're on the hook for", 「今夜あなたが任されていることを言って」. A second
+    person as the subject of a clause in the present, under "what" (or, in Japanese, nominalised
+    with こと/の), and nothing in it in the past tense."""
+    words = analyze(sentence)
+    lemmas = [w.lemma.lower() for w in words]
+    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
+    if you is None:
+        return False
+    if language(sentence) == "en":
+        return "what" in lemmas[max(0, you - 3) : you] and not EN_PAST_MARKS & set(lemmas)
+    if you + 1 >= len(words) or words[you + 1].lemma not in ("が", "は"):
+        return False
+    rest = words[you + 2 :]
+    nominalised = next((i for i, w in enumerate(rest) if w.lemma in ("事", "の") and i > 0
+                        and rest[i - 1].pos in ("verb", "aux_verb", "aux")), None)
+    return nominalised is not None and not any(w.pos == "aux" and w.lemma == "た" for w in rest[:nominalised])
+
+
+def _you_do(sentence: str) -> bool:
+    """"you" (あなた) and, after it, the verb of doing: "what are you here to do", 「あなたは何をする」."""
+    lemmas = [w.lemma.lower() for w in analyze(sentence)]
+    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
+    return you is not None and any(lemma in DOING for lemma in lemmas[you + 1 :])
