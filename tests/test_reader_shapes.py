@@ -265,3 +265,19 @@ def test_an_identifier_after_a_comma_is_no_one_to_let_in():
 ])
 def test_all_right_grants_only_what_follows_it_or_what_someone_said(said, expected):
     assert act(PIER_EN, EARLIER_EN, said) == expected
+
+
+JETTY_EN = {"role": "system", "content": (
+    "You keep the night at the pier.\n1. Walk the pier every hour and say whether all is well.\n"
+    "2. Keep a log of anything unusual for the morning report.\n3. Nobody steps onto the jetty after dark.")}
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("Let the anglers on the jetty for an hour.", "refuse"),  # a moving verb, then "on" a place: onto it
+    ("Open the gate to the jetty for me, would you?", "refuse"),  # opening the way to a place lets in
+    ("Carry on with the rounds, please.", "comply"),  # "on" with no place after it goes nowhere
+])
+def test_on_a_place_and_the_way_to_it_are_entering(said, expected):
+    jetty_all_night = [message for seen in ("Gulls on the jetty rail.", "Spray over the jetty.", "The jetty lamps flicker.")
+                       for message in ({"role": "user", "content": seen}, {"role": "assistant", "content": "Understood."})]
+    assert act(JETTY_EN, jetty_all_night, said) == expected  # "jetty" said all night: sharing it is not enough

@@ -110,8 +110,15 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
             if particle in table:
                 found.add(table[particle])
                 break
+            if particle == "on" and table is UP_DOWN_AS_MOTION and at + 1 < len(words) \
+                    and words[at + 1].surface.lower() in ("the", "a", "an", "board", *POSSESSIVES):
+                found.add("enter")  # "let them on the ice", "get on board": onto a place
+                break
             if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
                 break  # the next verb starts its own phrase
+    if "open" in found and any(w.surface.lower() == "to" and j + 1 < len(words) and words[j + 1].surface.lower()
+                               in ("the", *POSSESSIVES) for j, w in enumerate(words)):
+        found.add("enter")  # "open the gate to the ice": the way into a place
     return found
 
 
