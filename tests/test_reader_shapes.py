@@ -281,3 +281,13 @@ def test_on_a_place_and_the_way_to_it_are_entering(said, expected):
     jetty_all_night = [message for seen in ("Gulls on the jetty rail.", "Spray over the jetty.", "The jetty lamps flicker.")
                        for message in ({"role": "user", "content": seen}, {"role": "assistant", "content": "Understood."})]
     assert act(JETTY_EN, jetty_all_night, said) == expected  # "jetty" said all night: sharing it is not enough
+
+
+@pytest.mark.parametrize(("rule", "expected"), [
+    ("3. The boathouse stays locked all night.", "refuse"),  # a state kept: undoing it is forbidden
+    ("3. Keep the boathouse shutters closed until dawn.", "refuse"),
+    ("3. The boathouse keys stay on their hook.", "comply"),  # a place kept, not a state: opening is no breach
+])
+def test_a_state_a_rule_keeps_forbids_the_action_that_undoes_it(rule, expected):
+    mission = {"role": "system", "content": PIER_EN["content"].replace("3. Never open the boathouse to anyone.", rule)}
+    assert act(mission, EARLIER_JA, "すみません、扉を開けてもらえますか。") == expected  # a night in the other language

@@ -87,10 +87,17 @@ def _english_actions(text: str) -> set[str]:
     return found
 
 
+KEEPING = frozenset({"stay", "remain", "keep", "kept"})
+UNDONE_BY = {"shut": "open", "closed": "open", "locked": "open", "chained": "open", "sealed": "open",
+             "bolted": "open", "down": "raise", "off": "switch_on"}
+"""A state a rule keeps, and the action that would undo it: a thing that "stays shut" is not to be opened."""
+
+
 def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
     found: set[str] = set()
     if _no_one_at(words):
         found.add(BEING_THERE)  # "No visitors on the press floor": being there is what is forbidden
+    found |= _kept_states(words)
     for i, word in enumerate(words):
         lemma = word.lemma.lower()
         pair = f"{lemma}_{words[i + 1].lemma.lower()}" if i + 1 < len(words) else ""
@@ -120,6 +127,18 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
                                in ("the", *POSSESSIVES) for j, w in enumerate(words)):
         found.add("enter")  # "open the gate to the ice": the way into a place
     return found
+
+
+def _kept_states(words: tuple[Word, ...]) -> set[str]:
+    """The actions that would undo a state the words keep: "stays shut", "keep the hatch locked" → open."""
+    lowered = [w.surface.lower() for w in words]
+    return {UNDONE_BY[state] for i, word in enumerate(words) if word.lemma.lower() in KEEPING
+            for state in lowered[i + 1 : i + 5] if state in UNDONE_BY}
+
+
+def keeps_a_state(text: str) -> bool:
+    """An English rule that a thing stays as it is ("The hatch stays locked"): a prohibition of undoing it."""
+    return language(text) == "en" and any(_kept_states(analyze(clause)) for clause in CLAUSE_BREAK.split(text))
 
 
 BEING_THERE = "be_there"
