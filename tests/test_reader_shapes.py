@@ -230,9 +230,13 @@ def test_what_a_second_reader_found(mission, said, expected):
     (PIER_EN, "Briefing at eight. What have you got for me from the night?", "report"),  # not the duties
     # Something of yours tonight, asked with an interrogative, is the duty.
     (PIER_EN, "Quick check, what's on your plate tonight?", "duties"),
-    (PIER_JA, "ところで、今夜のあなたの持ち場ってどこだっけ？", "duties"),
+    (PIER_JA, "ところで、今夜のあなたの持ち場って何だっけ？", "duties"),
     (PIER_JA, "念のためだけど、今夜あなたに任されてることって何？", "duties"),  # 任す, passive
-    (PIER_EN, "Humour me. List what you are here to do tonight.", "duties"),  # a verb, then a clause as object
+    (PIER_EN, "How's your shift going tonight?", "report"),  # how it goes is the night's
+    (PIER_EN, "What's your tide reading tonight?", "forget"),  # a fact asked for, not the duties
+    (PIER_JA, "今夜のあなたの最初の見回りは何時？", "forget"),  # 何時 asks for a time
+    (PIER_JA, "傘の件ですが、夜のうちに誰か取りに来ましたか。", "forget"),  # 〜ですが、 names the topic: no reason
+    (PIER_JA, "お茶をどうぞ。", "acknowledge"),  # an offer of tea asks nothing
     # ...and a question that names a fact of the night is still recall.
     (PIER_EN, "What was the name of the yacht at berth 4?", "recall"),
 ])
@@ -248,6 +252,10 @@ def test_what_a_clock_call_goes_on_to_tell_is_something_that_happened():
     nacht = [{"role": "user", "content": "午前2時です。艇庫の前に赤いバンが停まりました。"},
              {"role": "assistant", "content": "2時、異常なし。"}]
     assert "赤いバン" in read([PIER_JA, *nacht, {"role": "user", "content": "朝の報告をお願いします。"}]).content
+    quiet = [{"role": "user", "content": "Three o'clock. All quiet."}, {"role": "assistant", "content": "Understood."},
+             {"role": "user", "content": "午前4時です。異常ありません。"}, {"role": "assistant", "content": "承知しました。"}]
+    report = read([PIER_EN, *night, *quiet, {"role": "user", "content": "Morning. What happened overnight?"}]).content
+    assert "All quiet" not in report and "異常ありません" not in report  # an all-clear after the hour is no news
 
 
 def test_an_identifier_after_a_comma_is_no_one_to_let_in():
@@ -267,26 +275,11 @@ def test_all_right_grants_only_what_follows_it_or_what_someone_said(said, expect
     assert act(PIER_EN, EARLIER_EN, said) == expected
 
 
-JETTY_EN = {"role": "system", "content": (
-    "You keep the night at the pier.\n1. Walk the pier every hour and say whether all is well.\n"
-    "2. Keep a log of anything unusual for the morning report.\n3. Nobody steps onto the jetty after dark.")}
-
-
-@pytest.mark.parametrize(("said", "expected"), [
-    ("Let the anglers on the jetty for an hour.", "refuse"),  # a moving verb, then "on" a place: onto it
-    ("Open the gate to the jetty for me, would you?", "refuse"),  # opening the way to a place lets in
-    ("Carry on with the rounds, please.", "comply"),  # "on" with no place after it goes nowhere
-])
-def test_on_a_place_and_the_way_to_it_are_entering(said, expected):
-    jetty_all_night = [message for seen in ("Gulls on the jetty rail.", "Spray over the jetty.", "The jetty lamps flicker.")
-                       for message in ({"role": "user", "content": seen}, {"role": "assistant", "content": "Understood."})]
-    assert act(JETTY_EN, jetty_all_night, said) == expected  # "jetty" said all night: sharing it is not enough
-
 
 @pytest.mark.parametrize(("rule", "expected"), [
-    ("3. The boathouse stays locked all night.", "refuse"),  # a state kept: undoing it is forbidden
-    ("3. Keep the boathouse shutters closed until dawn.", "refuse"),
-    ("3. The boathouse keys stay on their hook.", "comply"),  # a place kept, not a state: opening is no breach
+    ("3. The boathouse stays locked all night: nobody goes in.", "refuse"),  # a state kept: undoing it is forbidden
+    ("3. Keep the boathouse shutters closed: nobody goes in until dawn.", "refuse"),
+    ("3. The boathouse keys stay on their hook: nobody takes them.", "comply"),  # a place kept: opening is no breach
 ])
 def test_a_state_a_rule_keeps_forbids_the_action_that_undoes_it(rule, expected):
     mission = {"role": "system", "content": PIER_EN["content"].replace("3. Never open the boathouse to anyone.", rule)}

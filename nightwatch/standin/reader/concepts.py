@@ -88,8 +88,7 @@ def _english_actions(text: str) -> set[str]:
 
 
 KEEPING = frozenset({"stay", "remain", "keep", "kept"})
-UNDONE_BY = {"shut": "open", "closed": "open", "locked": "open", "chained": "open", "sealed": "open",
-             "bolted": "open", "down": "raise", "off": "switch_on"}
+UNDONE_BY = {"shut": "open", "closed": "open", "locked": "open", "chained": "open", "sealed": "open", "bolted": "open"}
 """A state a rule keeps, and the action that would undo it: a thing that "stays shut" is not to be opened."""
 
 
@@ -117,28 +116,27 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
             if particle in table:
                 found.add(table[particle])
                 break
-            if particle == "on" and table is UP_DOWN_AS_MOTION and at + 1 < len(words) \
-                    and words[at + 1].surface.lower() in ("the", "a", "an", "board", *POSSESSIVES):
-                found.add("enter")  # "let them on the ice", "get on board": onto a place
-                break
             if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
                 break  # the next verb starts its own phrase
-    if "open" in found and any(w.surface.lower() == "to" and j + 1 < len(words) and words[j + 1].surface.lower()
-                               in ("the", *POSSESSIVES) for j, w in enumerate(words)):
-        found.add("enter")  # "open the gate to the ice": the way into a place
     return found
 
 
 def _kept_states(words: tuple[Word, ...]) -> set[str]:
-    """The actions that would undo a state the words keep: "stays shut", "keep the hatch locked" → open."""
+    """The actions that would undo a state the words keep: "stays shut" (the state right after the
+    verb) or "keep the hatch locked" (after the object of keep, nothing else between) → open."""
     lowered = [w.surface.lower() for w in words]
-    return {UNDONE_BY[state] for i, word in enumerate(words) if word.lemma.lower() in KEEPING
-            for state in lowered[i + 1 : i + 5] if state in UNDONE_BY}
-
-
-def keeps_a_state(text: str) -> bool:
-    """An English rule that a thing stays as it is ("The hatch stays locked"): a prohibition of undoing it."""
-    return language(text) == "en" and any(_kept_states(analyze(clause)) for clause in CLAUSE_BREAK.split(text))
+    found = set()
+    for i, word in enumerate(words):
+        if word.lemma.lower() not in KEEPING:
+            continue
+        j = i + 1
+        if word.lemma.lower() in ("keep", "kept"):
+            while j < len(words) and j < i + 4 and (lowered[j] in ("the", "a", "an", *POSSESSIVES)
+                                                     or words[j].pos == "noun" and lowered[j] not in UNDONE_BY):
+                j += 1
+        if j < len(words) and lowered[j] in UNDONE_BY:
+            found.add(UNDONE_BY[lowered[j]])
+    return found
 
 
 BEING_THERE = "be_there"

@@ -42,7 +42,7 @@ EN_GRANTED = frozenset({"allowed", "permission", "permitted", "authorised", "aut
 EN_PERMISSION = frozenset({"fine", "okay", "ok", "alright"})
 """Words that say a thing is all right; they grant something only when what is allowed follows them
 ("fine to open it", "okay for him to") or when they say it of "it" or "that" (an ask just made)."""
-EN_ALLOWING_WHAT = frozenset({"to", "for", "if", "with", "after", "once", "now", "by"})
+EN_ALLOWING_WHAT = frozenset({"to", "for", "if"})
 EN_INTERROGATIVES = frozenset({"what", "who", "when", "where", "why", "how", "which", "is", "are", "was", "were",
                                "do", "does", "did", "have", "has", "can", "could", "will", "would", "should"})
 QUESTION_PARTICLES = frozenset({"か", "かな", "かしら", "っけ", "け", "の", "かい", "だい"})
@@ -74,8 +74,6 @@ def is_request(sentence: str) -> bool:
                 return True
             if word.lemma in ("頼む", "依頼"):
                 return True
-            if word.lemma == "どうぞ" and i > 0 and words[i - 1].lemma == "を":
-                return True  # 「申し送りをどうぞ」: a thing, then the word that offers the floor
         verbs = [i for i, w in enumerate(words) if w.pos == "verb"]
         if verbs and words[verbs[-1]].lemma == "出来る" and is_question(sentence) \
                 and not any(w.pos == "aux" and w.lemma == "た" for w in words[verbs[-1] :]):
@@ -129,8 +127,7 @@ CLAUSE_BREAK = re.compile(r"[,;:—–]|\([^)]*\)")
 
 
 def is_english_imperative(sentence: str) -> bool:
-    """A clause opening with a base-form verb before its object or a clause that is its object:
-    "Open the gate." "Never let ..." "List what you do."
+    """A clause opening with a base-form verb before its object: "Open the gate." "Never let ..."
     (a first word the lexicon knows only as something else is no verb)."""
     lowered = [w.surface.lower() for w in analyze(sentence)]
     while lowered and lowered[0] in EN_OPENERS:
@@ -150,7 +147,7 @@ def is_english_imperative(sentence: str) -> bool:
     named = second is not None and second.surface[:1].isupper() and second.surface.isalpha() and len(second.surface) > 1 \
         and second.pos == "noun" \
         and simplemma.is_known(first.surface.lower(), lang="en")  # "Let Meg in", not "Sumburgh Head" nor "code E-27"
-    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or lowered[1] in EN_WH or named)
+    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or named)
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nightwatch.standin.reader import forms
-from nightwatch.standin.reader.concepts import keeps_a_state
 from nightwatch.standin.reader.phrases import PHRASES
 from nightwatch.standin.reader.text import find_clock, sentences
 from nightwatch.standin.reader.words import analyze
@@ -129,8 +128,8 @@ def kind_of(clause: str) -> DutyKind:
         return "periodic"  # "on the hour": at each hour
     if REPORTING & found or (TELLING_DUTY & found and HAPPENING_DUTY & found):
         return "report"  # "tell the morning crew everything that happened"
-    if forms.is_negated(clause) or keeps_a_state(clause):
-        return "prohibition"  # "never …", and "the hatch stays locked"
+    if forms.is_negated(clause):
+        return "prohibition"
     if find_clock(clause) is not None:
         return "at_time"
     return "other"

@@ -37,7 +37,8 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
     happened with no one thing named (a question that names a fact of the night is recall), or
     names what a report duty names."""
     for sentence in _said(question):
-        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
+        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)
+                or _offers_the_floor(sentence)):
             continue
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
         if recall.RECALL_WORDS & found or DUTY_WORDS & found:
@@ -67,19 +68,22 @@ def _said(question: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-REASONS = frozenset({"から", "ので", "のに", "けれど", "けど", "が", "し"})
-"""Conjunctive particles that end a clause giving a reason or a setting (「会議で使うから、」)."""
+REASONS = frozenset({"から", "ので"})
+"""Conjunctive particles that end a clause giving a reason (「会議で使うから、」); 〜ですが、 and 〜けど、
+introduce what is asked about (「傘の件ですが、…」) and stay."""
 
 
 def named_in(sentence: str) -> set[str]:
     """What a sentence names, less what only frames it: a lead-in before a colon when the rest asks
     on its own, a clause that gives a reason first (「朝礼に出しますので、」, "before I sign the
-    ledger,"), one word before the first comma (someone addressed, an interjection: "Right,",
-    「で、」), numbers, the helper verbs of giving and receiving (〜いただけますか), and the verb of a
-    phrasal that tells ("take me through")."""
+    ledger,"), one word before the first comma that names no thing (someone addressed, an
+    interjection: "Right,", 「で、」; "Shed, anything there?" is about the shed), a count in words
+    (ひととおり; "23:10" names a time), the helper verbs of giving and receiving (〜いただけますか),
+    and the verb of a phrasal that tells ("take me through")."""
     text = _first_word_removed(_reason_removed(framing_removed(recall.after_lead_in(sentence))))
     words = analyze(text)
-    framing = {w.lemma.lower() for w in words if w.pos == "num"} | forms.GIVING_HELPERS | _telling_verbs(words)
+    counts = {w.lemma.lower() for w in words if w.pos == "num" and not any(c.isdigit() for c in w.surface)}  # ひと通り
+    framing = counts | forms.GIVING_HELPERS | _telling_verbs(words)
     return set(content_lemmas(text)) - framing
 
 
@@ -98,8 +102,10 @@ def _reason_removed(text: str) -> str:
 def _first_word_removed(text: str) -> str:
     """The text after its first comma when only one word comes before it ("Denise, …", 「で、…」)."""
     head, comma, rest = text.partition(",") if "," in text else text.partition("、")
-    one_word = len([w for w in analyze(head) if w.pos != "symbol"]) == 1
-    return rest.strip() if comma and one_word and rest.strip() else text
+    said = [w for w in analyze(head) if w.pos != "symbol"]
+    names_a_thing = len(said) == 1 and (said[0].pos == "noun" and language(head) == "ja" or said[0].readings
+                                        and not {"ADJ", "ADV"} & said[0].readings)
+    return rest.strip() if comma and len(said) == 1 and not names_a_thing and rest.strip() else text
 
 
 def _telling_verbs(words) -> set[str]:
@@ -108,6 +114,12 @@ def _telling_verbs(words) -> set[str]:
     lowered = [w.surface.lower() for w in words]
     return {words[i].lemma.lower() for i in range(len(words) - 2)
             if lowered[i + 1] in ("me", "us") and lowered[i + 2] in ("through", "over")}
+
+
+def _offers_the_floor(sentence: str) -> bool:
+    """「申し送りをどうぞ」: a word of reporting, を, then どうぞ (「お茶をどうぞ」 offers tea, and asks nothing)."""
+    words = [w for w in analyze(sentence) if w.pos != "symbol"]
+    return len(words) >= 3 and words[-1].lemma == "どうぞ" and words[-2].lemma == "を" and words[-3].lemma in REPORTING
 
 
 def _names_a_fact(asked_about: set[str], lines: list[material.Line]) -> bool:
@@ -160,19 +172,24 @@ NOW = frozenset({"tonight", "今夜", "今晩", "今日"})
 
 
 def _yours_tonight(sentence: str) -> bool:
-    """Asks what something of "yours" is tonight: a question with an interrogative, the second
-    person as a possessor ("your remit", 「きみの持ち場」) and the night as the present ("what's on
-    your list tonight?", 「今夜のきみの持ち場って何？」), nothing in the past tense in English."""
+    """Asks what one thing of "yours" is tonight: "what" (何), the second person as the possessor of
+    a single noun ("your remit", 「きみの持ち場」), tonight as the present, and no verb but the copula
+    ("what's on your list tonight?", 「今夜のきみの持ち場って何だっけ」). "How's your shift going",
+    "what's your boiler reading" and 「持ち場で何かあった」 ask about the night or a fact."""
     if not forms.is_question(sentence):
         return False
     words = analyze(sentence)
     lemmas = [w.lemma.lower() for w in words]
-    if not NOW & set(lemmas) or not (forms.INTERROGATIVES | forms.EN_WH) & set(lemmas):
+    what = [i for i, lemma in enumerate(lemmas) if lemma in ("what", "何")]
+    if not NOW & set(lemmas) or not what or any(i + 1 < len(words) and words[i + 1].pos == "noun" for i in what):
+        return False  # 「何時」「何番」 ask for a time or a number
+    verbs = [w for w in words if w.pos in ("verb", "aux_verb") and w.lemma.lower() not in ("be", "'s", "is", "are")]
+    if verbs or (language(sentence) == "en" and EN_PAST_MARKS & (set(lemmas) | {w.surface.lower() for w in words})):
         return False
-    if language(sentence) == "en":
-        return "your" in [w.surface.lower() for w in words] and not EN_PAST_MARKS & set(lemmas)
-    return any(lemma in SECOND_PERSON and i + 2 < len(words) and lemmas[i + 1] == "の" and words[i + 2].pos == "noun"
-               for i, lemma in enumerate(lemmas))
+    owner = [i + (2 if lemmas[i + 1] == "の" else 1) for i, lemma in enumerate(lemmas[:-2])
+             if lemma in SECOND_PERSON | {"your"} and (lemmas[i + 1] == "の" or lemma == "your")]
+    return any(words[j].pos == "noun" and (j + 1 == len(words) or words[j + 1].pos != "noun" and words[j + 1].lemma != "の")
+               for j in owner)  # one noun, owned by "you" alone (not 「あなたの最初の見回り」)
 
 
 INSTRUCTING = frozenset({"ask", "tell", "instruct", "order", "assign", "charge", "give",
@@ -213,7 +230,8 @@ def _what_you_are_doing(sentence: str) -> bool:
     if you is None:
         return False
     if language(sentence) == "en":
-        return "what" in lemmas[max(0, you - 3) : you] and not EN_PAST_MARKS & set(lemmas)
+        surfaces = {w.surface.lower() for w in words}  # "saw", "told": a past form is its surface, not its lemma
+        return "what" in lemmas[max(0, you - 3) : you] and not EN_PAST_MARKS & (set(lemmas) | surfaces)
     if you + 1 >= len(words) or words[you + 1].lemma not in ("が", "は"):
         return False
     rest = words[you + 2 :]
