@@ -271,7 +271,7 @@ def test_an_identifier_after_a_comma_is_no_one_to_let_in():
     ("It's okay for the divers to use the boathouse, she told me.", "refuse"),
     ("The boathouse is fine, the harbourmaster said.", "acknowledge"),  # said, but about the boathouse itself
 ])
-def test_all_right_grants_only_what_follows_it_or_what_someone_said(said, expected):
+def test_all_right_grants_only_what_follows_it_or_what_it_stands_for(said, expected):
     assert act(PIER_EN, EARLIER_EN, said) == expected
 
 
