@@ -9,6 +9,8 @@ night in Japanese. So each verb is also read as one or more *actions*, from two 
   verb is — go/let/take/climb *up* is going up, *in* is entering, *out*/*off*/*home*/*away* is
   leaving, and with a verb that does not move anyone (turn, knock, crank) *up*/*down* is raising or
   lowering a setting, *off* is switching off, *on* switching on. Grammar, not vocabulary.
+* **A kept state** (English): a rule that a thing stays shut, locked or chained forbids the action
+  that would undo it (opening), whatever verb the ask uses for it.
 * **A small bilingual table** (``ACTIONS`` below) of the commonest verbs of access and handling —
   entering, leaving, going up or down, opening, handing over or taking away, using, switching off
   or on, raising, lowering, changing, eating or drinking — in both languages. These are the verbs a request to a
