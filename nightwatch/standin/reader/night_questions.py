@@ -100,7 +100,9 @@ def _reason_removed(text: str) -> str:
 
 
 def _first_word_removed(text: str) -> str:
-    """The text after its first comma when only one word comes before it ("Denise, …", 「で、…」)."""
+    """The text after its first comma when one word that names no thing comes before it: a name the
+    lexicon does not know, an interjection or an adverb ("Denise, …", "Right, …", 「で、…」), not a
+    common noun ("Shed, …", 「傘、…」), which is what the question is about."""
     head, comma, rest = text.partition(",") if "," in text else text.partition("、")
     said = [w for w in analyze(head) if w.pos != "symbol"]
     names_a_thing = len(said) == 1 and (said[0].pos == "noun" and language(head) == "ja" or said[0].readings
