@@ -96,14 +96,15 @@ def is_chime(text: str) -> bool:
 
 
 def told_after_the_hour(text: str) -> str:
-    """What a clock call goes on to tell ("It is two. A red van stops at the gate."): the sentences
-    after its first, stage directions aside, that say something happened. An all-clear or a remark
-    ("All quiet." 「異常ありません。」 "Good morning!" 「寒いですね。」) is not news: a negated sentence,
-    or one with fewer than two content words besides the time of day, is left with the clock."""
+    """What a clock call (a line already read as one) goes on to tell ("It is two. A red van stops at
+    the gate."): the sentences after its first, stage directions aside, that say something happened.
+    An all-clear or a remark ("All quiet." 「異常ありません。」 "Good morning!" 「寒いですね。」) is not
+    news: a negated sentence, or one with fewer than two content words besides the time of day, is
+    left with the clock."""
     said = sentences(STAGE_DIRECTION.sub("", text))
     told = [s for s in said[1:] if not is_chime(s) and not forms.is_negated(s)
             and len(content_lemmas(s) - CLOCK_CALL - {"morning", "night", "evening", "good"}) >= 2]
-    return ("" if told and not told[0].isascii() else " ").join(told) if is_chime(text) else ""
+    return ("" if told and not told[0].isascii() else " ").join(told)
 
 
 def with_what_the_hour_told(lines: list[Line]) -> list[Line]:

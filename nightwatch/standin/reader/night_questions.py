@@ -105,9 +105,11 @@ def _first_word_removed(text: str) -> str:
     common noun ("Shed, …", 「傘、…」), which is what the question is about."""
     head, comma, rest = text.partition(",") if "," in text else text.partition("、")
     said = [w for w in analyze(head) if w.pos != "symbol"]
-    names_a_thing = len(said) == 1 and (said[0].pos == "noun" and language(head) == "ja" or said[0].readings
-                                        and not {"ADJ", "ADV"} & said[0].readings)
-    return rest.strip() if comma and len(said) == 1 and not names_a_thing and rest.strip() else text
+    if not (comma and rest.strip() and len(said) == 1):
+        return text
+    word = said[0]
+    names_a_thing = word.pos == "noun" and language(head) == "ja" or word.readings and not {"ADJ", "ADV"} & word.readings
+    return text if names_a_thing else rest.strip()
 
 
 def _telling_verbs(words) -> set[str]:
@@ -175,7 +177,7 @@ NOW = frozenset({"tonight", "今夜", "今晩", "今日"})
 
 def _yours_tonight(sentence: str) -> bool:
     """Asks what one thing of "yours" is tonight: "what" (何), the second person as the possessor of
-    a single noun ("your remit", 「きみの持ち場」), tonight as the present, and no verb but the copula
+    a single noun ("your remit", 「きみの持ち場」), tonight as the present, and (in Japanese) no verb but the copula
     ("what's on your list tonight?", 「今夜のきみの持ち場って何だっけ」). "How's your shift going",
     "what's your boiler reading" and 「持ち場で何かあった」 ask about the night or a fact."""
     if not forms.is_question(sentence):
