@@ -97,12 +97,22 @@ def load(state: dict) -> ConversationMemory:
 
 def test_saved_state_carries_its_format_version_and_round_trips():
     state = saved_night()
-    assert state["format_version"] == FORMAT_VERSION == 1
+    assert state["format_version"] == FORMAT_VERSION == 2
     assert json.loads(load(state).to_json()) == state
 
 
+def test_a_version_1_file_without_tool_steps_still_loads():
+    state = saved_night()
+    old = state | {"format_version": 1, "window": [{k: v for k, v in pair.items() if k != "steps"}
+                                                  for pair in state["window"]]}
+    del old["cleared_results"], old["clearings"]
+    memory = load(old)
+    assert [pair.steps for pair in memory.window] == [()] * len(state["window"])
+    assert json.loads(memory.to_json()) == state
+
+
 @pytest.mark.parametrize(("version", "message"), [
-    (2, "newer than version 1"), (99, "saved in format version 99"), (0, "unknown format_version 0"),
+    (3, "newer than version 2"), (99, "saved in format version 99"), (0, "unknown format_version 0"),
     ("1", "unknown format_version '1'"), (True, "unknown format_version True"),
 ])
 def test_a_newer_or_unknown_version_is_refused_saying_so(version, message):

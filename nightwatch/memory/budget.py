@@ -18,6 +18,7 @@ exchanges must leave the window, and ``ContextBudgetExceeded`` is what it raises
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from nightwatch.memory.policy import MemoryPolicy
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, chat_request_tokens, message_tokens
@@ -26,12 +27,15 @@ TIERS = ("mission", "summary", "window", "question")
 SUMMARY_SHARE = 4
 """Without ``summary_token_limit``, the summary may take a quarter of what the mission leaves."""
 
-Message = Mapping[str, str]
+Message = Mapping[str, Any]
 
 
-def request_size(messages: Sequence[Message], estimate_tokens: Callable[[str], int]) -> int:
-    """Prompt tokens of ``messages`` by the chat formula, with the memory's estimator."""
-    return chat_request_tokens(messages, estimate_tokens)
+def request_size(
+    messages: Sequence[Message], estimate_tokens: Callable[[str], int], tools: Sequence[Mapping[str, Any]] = ()
+) -> int:
+    """Prompt tokens of ``messages`` by the chat formula, with the memory's estimator, and of the
+    ``tools`` offered (the Cookbook's estimate, ``nightwatch.tokens.tool_tokens``)."""
+    return chat_request_tokens(messages, estimate_tokens, tools)
 
 
 def request_tiers(

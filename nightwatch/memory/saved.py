@@ -16,10 +16,12 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from nightwatch.memory.policy import MemoryPolicy
-from nightwatch.memory.records import Compaction, CompactionFailure, Exchange
+from nightwatch.memory.records import Compaction, CompactionFailure, Exchange, ToolResultsCleared
 from nightwatch.memory.strict import SaveableStr, StrictModel
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Version 2 added tool steps to exchanges and the clearing of old tool results; a version-1 file
+(no steps, nothing cleared) still loads."""
 
 
 class MemoryState(StrictModel):
@@ -34,9 +36,15 @@ class MemoryState(StrictModel):
     compactions: list[Compaction] = []
     failures: list[CompactionFailure] = []
     exchanges_added: int = Field(default=0, ge=0)
+    cleared_results: list[SaveableStr] = []
+    clearings: list[ToolResultsCleared] = []
 
     @model_validator(mode="after")
     def _parts_agree(self) -> MemoryState:
+        held = {step.tool_call_id for pair in self.window for step in pair.tool_results()}
+        strays = sorted(set(self.cleared_results) - held)
+        if strays:
+            raise ValueError(f"cleared tool results {strays} are not in the window")
         held = len(self.archive) + len(self.window)
         if self.exchanges_added != held:
             raise ValueError(
@@ -61,6 +69,7 @@ def state_of(memory: Any) -> MemoryState:
         mission=memory.mission, policy=memory.policy, summary=memory.summary, window=list(memory.window),
         archive=list(memory.archive), compactions=list(memory.compactions),
         failures=list(memory.failures), exchanges_added=memory.exchanges_added,
+        cleared_results=sorted(memory.cleared_results), clearings=list(memory.clearings),
     )
 
 
@@ -101,4 +110,6 @@ def load(cls: type, text: str, estimate_tokens: Callable[[str], int], summarize:
     memory.compactions = list(state.compactions)
     memory.failures = list(state.failures)
     memory.exchanges_added = state.exchanges_added
+    memory.cleared_results = set(state.cleared_results)
+    memory.clearings = list(state.clearings)
     return memory

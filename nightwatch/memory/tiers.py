@@ -27,15 +27,18 @@ story lives in modules of its own and is only called from here:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from nightwatch.agent import said
-from nightwatch.memory import budget, compaction, saved
+from nightwatch.memory import budget, clearing, compaction, saved
 from nightwatch.memory.policy import MemoryPolicy
-from nightwatch.memory.records import Compaction, CompactionFailure, Exchange
+from nightwatch.memory.records import (
+    Compaction, CompactionFailure, Exchange, ToolResultsCleared, ToolStep, step_order_problem,
+)
 from nightwatch.memory.strict import saveable_text
-from nightwatch.tokens import message_tokens
+from nightwatch.tokens import clip_to_tokens, message_tokens
 
 TokenEstimator = Callable[[str], int]
 """Counts the tokens of one string (a real tokenizer, or the character-count fake in tests)."""
@@ -53,14 +56,36 @@ class ReentrantCallError(RuntimeError):
     """The memory was called from inside its own summarizer; the call is refused, nothing changes."""
 
 
-def compose_request(mission: str, summary: str, window: Sequence[Exchange], question: str) -> list[dict[str, str]]:
-    """The request, tier by tier: 銘, then 束ね if there is one, then 窓 pair by pair, then the question."""
-    request = [said("system", mission)]
+ShownContent = Callable[[ToolStep], str]
+"""What a request shows of a tool result: the result itself, or its cleared or clipped form."""
+
+
+def _as_is(step: ToolStep) -> str:
+    return step.content
+
+
+def step_messages(steps: Sequence[ToolStep], shown: ShownContent = _as_is) -> list[dict[str, Any]]:
+    """Tool steps as chat messages, in order; a result's content as ``shown`` gives it."""
+    return [step.as_message(shown(step) if step.role == "tool" else None) for step in steps]
+
+
+def compose_request(
+    mission: str, summary: str, window: Sequence[Exchange], question: str,
+    steps: Sequence[ToolStep] = (), shown: ShownContent = _as_is,
+) -> list[dict[str, Any]]:
+    """The request, tier by tier: 銘, then 束ね if there is one, then 窓 pair by pair (each with its
+    tool steps between question and reply), then the question and this turn's steps so far."""
+    request: list[dict[str, Any]] = [said("system", mission)]
     if summary:
         request.append(said("system", f"{SUMMARY_HEADER}\n{summary}"))
     for pair in window:
-        request += [said("user", pair.user_text), said("assistant", pair.watchman_reply)]
-    return request + [said("user", question)]
+        request += [said("user", pair.user_text), *step_messages(pair.steps, shown), said("assistant", pair.watchman_reply)]
+    return request + [said("user", question), *step_messages(steps, shown)]
+
+
+def as_steps(steps: Sequence[ToolStep | Mapping[str, Any]]) -> tuple[ToolStep, ...]:
+    """Tool steps given as records or as chat messages (what an agent's loop holds), as records."""
+    return tuple(step if isinstance(step, ToolStep) else ToolStep.from_message(step) for step in steps)
 
 
 class ConversationMemory:
@@ -76,17 +101,25 @@ class ConversationMemory:
         self.compactions: list[Compaction] = []
         self.failures: list[CompactionFailure] = []
         self.exchanges_added = 0
+        self.cleared_results: set[str] = set()  # ids of tool results the requests show as a placeholder
+        self.clearings: list[ToolResultsCleared] = []
+        self._clipped: dict[str, str] = {}  # this request's clipped results (the current turn's only)
         self._configure(policy, estimate_tokens, summarize)  # policy, estimator, summarizer: checked
 
-    def add_exchange(self, user_text: str, watchman_reply: str) -> None:
-        """Record a finished round trip; fold the oldest ones away if the window grew too heavy."""
+    def add_exchange(
+        self, user_text: str, watchman_reply: str, steps: Sequence[ToolStep | Mapping[str, Any]] = ()
+    ) -> None:
+        """Record a finished round trip (with its tool steps, if any); fold the oldest ones away if
+        the window grew too heavy."""
         self._refuse_reentry("add_exchange")
         pair = Exchange(
             user_text=saveable_text(user_text, "user_text"),
             watchman_reply=saveable_text(watchman_reply, "watchman_reply"),
+            steps=as_steps(steps),
         )
         self.window.append(pair)
         self.exchanges_added += 1
+        self._clear_old_results()
         self._compact_if_needed()
 
     def _compact_if_needed(self) -> None:
@@ -100,14 +133,26 @@ class ConversationMemory:
                 return
             self._commit(surplus, draft.summary, [draft.problem], reason="threshold")
 
-    def build_messages(self, user_input: str) -> list[dict[str, str]]:
+    def build_messages(
+        self, user_input: str, steps: Sequence[ToolStep | Mapping[str, Any]] = (),
+        tools: Sequence[Mapping[str, Any]] = (),
+    ) -> list[dict[str, Any]]:
         """The request for ``user_input``: mission first and the question last, where a long context
-        is read best. Under a budget, room is made first (or ContextBudgetExceeded, nothing changed)."""
+        is read best. Under a budget, room is made first (or ContextBudgetExceeded, nothing changed).
+
+        ``steps`` are this turn's tool calls and results so far, ``tools`` the definitions the call
+        offers: both are counted in the budget. Old tool results are cleared first (``clearing``)."""
         self._refuse_reentry("build_messages")
         question = saveable_text(user_input, "user_input")
+        current = as_steps(steps)
+        problem = step_order_problem(current)
+        if problem and not problem.startswith("the calls"):  # the newest calls may still be waiting
+            raise ValueError(f"steps must be whole rounds of calls and results: {problem}")
+        self._clipped = {}
+        self._clear_old_results(current)
         if self.policy.context_window is not None:
-            self._make_room(question)
-        return self.compose(self.summary, self.window, question)
+            self._make_room(question, current, tools)
+        return self.compose(self.summary, self.window, question, current)
 
     # --- beyond the story: configuration, compaction as a transaction, the budget, saving ------
 
@@ -137,13 +182,45 @@ class ConversationMemory:
             if problem:
                 raise ValueError(problem)
 
-    def compose(self, summary: str, window: Sequence[Exchange], question: str) -> list[dict[str, str]]:
-        return compose_request(self.mission, summary, window, question)
+    def compose(
+        self, summary: str, window: Sequence[Exchange], question: str, steps: Sequence[ToolStep] = ()
+    ) -> list[dict[str, Any]]:
+        return compose_request(self.mission, summary, window, question, steps, self.shown_content)
+
+    def shown_content(self, step: ToolStep) -> str:
+        """A tool result as requests show it: clipped to fit, cleared to a placeholder, or whole."""
+        call_id = str(step.tool_call_id)
+        if call_id in self._clipped:
+            return self._clipped[call_id]
+        if call_id in self.cleared_results:
+            return clearing.CLEARED_RESULT[clearing.mission_language(self.mission)]
+        return step.content
 
     def window_tokens(self) -> int:
-        """Tokens of the verbatim window (text only), measured with the injected estimator."""
+        """Tokens of the verbatim window (text only, tool results as requests show them), measured
+        with the injected estimator."""
         count = self.estimate_tokens
-        return sum(count(pair.user_text) + count(pair.watchman_reply) for pair in self.window)
+        return sum(count(pair.user_text) + count(pair.watchman_reply) + self._steps_text_tokens(pair.steps)
+                   for pair in self.window)
+
+    def _steps_text_tokens(self, steps: Sequence[ToolStep]) -> int:
+        count = self.estimate_tokens
+        return sum(count(self.shown_content(step)) if step.role == "tool"
+                   else sum(count(call.name) + count(call.arguments) for call in step.tool_calls)
+                   for step in steps)
+
+    def _clear_old_results(self, current: Sequence[ToolStep] = ()) -> None:
+        """Clear what ``keep_tool_results`` and ``clear_at_least`` say is due (``clearing``)."""
+        if self.policy.keep_tool_results is None:
+            return
+        placeholder = clearing.CLEARED_RESULT[clearing.mission_language(self.mission)]
+        due, freed = clearing.due_for_clearing(
+            clearing.tool_results(self.window, current), self.cleared_results, self.policy.keep_tool_results,
+            self.policy.clear_at_least, placeholder, self.estimate_tokens)
+        if due:
+            self.cleared_results |= due
+            self.clearings.append(ToolResultsCleared(
+                after_exchange=self.exchanges_added, cleared=len(due), tokens_freed=freed))
 
     def _refuse_reentry(self, method: str) -> None:
         if self._summarizer_depth:
@@ -179,21 +256,23 @@ class ConversationMemory:
             self.summary_cap, self.estimate_tokens, must_succeed=must_succeed,
         )
 
-    def _make_room(self, question: str) -> None:
+    def _make_room(self, question: str, steps: Sequence[ToolStep] = (), tools: Sequence[Mapping[str, Any]] = ()) -> None:
         """Fold the fewest oldest exchanges into the summary so that the request for ``question`` fits.
 
-        Drafts are made oldest-first on the side; nothing is committed unless the request fits."""
+        Drafts are made oldest-first on the side; nothing is committed unless the request fits. A
+        result of this turn too large for any request is clipped to what fits (``_clip_to_fit``)."""
         assert self.policy.context_window is not None
         room = self.policy.context_window - self.policy.reply_reserve
         estimate = self.estimate_tokens
 
         def frame(summary: str) -> int:  # the request with no window at all
-            return budget.request_size(self.compose(summary, [], question), estimate)
+            return budget.request_size(self.compose(summary, [], question, steps), estimate, tools)
 
-        pairs = [message_tokens(said("user", pair.user_text), estimate)
-                 + message_tokens(said("assistant", pair.watchman_reply), estimate) for pair in self.window]
+        pairs = [sum(message_tokens(message, estimate) for message in self.compose("", [pair], "")[1:-1])
+                 for pair in self.window]
         if frame(self.summary) + sum(pairs) <= room:
             return
+        self._clip_to_fit(steps, lambda: frame(""), room)
         summary, evicted, problems = self.summary, 0, []
         if frame("") <= room:  # else not even mission + question fit: refuse without calling anyone
             while evicted < len(pairs):
@@ -204,10 +283,26 @@ class ConversationMemory:
                 if frame(summary) + sum(pairs[evicted:]) <= room:
                     self._commit(evicted, summary, problems, reason="budget")
                     return
-        refused = self.compose(summary, [], question)
-        raise budget.ContextBudgetExceeded(
-            budget.tier_sizes(refused, estimate), self.policy.reply_reserve, self.policy.context_window
-        )
+        refused = self.compose(summary, [], question, steps)
+        sizes = budget.tier_sizes(refused, estimate)
+        sizes["question"] += budget.request_size([], estimate, tools) - budget.request_size([], estimate)
+        raise budget.ContextBudgetExceeded(sizes, self.policy.reply_reserve, self.policy.context_window)
+
+    def _clip_to_fit(self, steps: Sequence[ToolStep], frame: Callable[[], int], room: int) -> None:
+        """Clip this turn's results, largest first, until mission + question + steps fit ``room``.
+
+        Only the request is clipped (``_clipped``); the exchange recorded afterwards keeps every
+        result whole, so the summarizer and the archive get all of it."""
+        marker = clearing.CLIPPED_RESULT[clearing.mission_language(self.mission)]
+        results = sorted((step for step in steps if step.role == "tool"),
+                         key=lambda step: -self.estimate_tokens(step.content))
+        for step in results:
+            over = frame() - room
+            if over <= 0:
+                return
+            keep = self.estimate_tokens(step.content) - over - self.estimate_tokens(marker)
+            self._clipped[str(step.tool_call_id)] = (
+                clip_to_tokens(step.content, keep, self.estimate_tokens) if keep > 0 else "") + marker
 
     def _commit(self, evicted: int, summary: str, problems: list[str | None], reason: str) -> None:
         """Move the ``evicted`` oldest exchanges to the archive and install the new summary."""
@@ -224,6 +319,8 @@ class ConversationMemory:
         self.archive += self.window[:evicted]
         self.window = self.window[evicted:]
         self.summary = summary
+        held = {str(step.tool_call_id) for step in clearing.tool_results(self.window)}
+        self.cleared_results &= held  # an evicted result is in the archive, whole: nothing to clear
 
     def rebuild_summary(self) -> str:
         """Fold the whole archive again from nothing, e.g. after changing the summarizer."""

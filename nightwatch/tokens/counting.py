@@ -15,13 +15,15 @@ Chat requests cost more than their text: OpenAI's published formula adds 3 token
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import tiktoken
 import tiktoken.model
 
 from nightwatch.tokens.bounded_cache import CacheInfo, bounded_cache
 from nightwatch.tokens.encodings import PACKAGED_ENCODINGS, load_encoding, register_offline_encodings
+from nightwatch.tokens.tool_tokens import calls_tokens, definition_tokens
 
 DEFAULT_MODEL = "gpt-4o"
 DEFAULT_ENCODING = tiktoken.model.encoding_name_for_model(DEFAULT_MODEL)  # "o200k_base"
@@ -73,26 +75,44 @@ def clear_count_cache() -> None:
     _cached_count.clear()
 
 
-def message_tokens(message: Mapping[str, str], count_text: Callable[[str], int]) -> int:
-    """One message's share of a request: 3 tokens of framing, every field's text, 1 more per name."""
+UNCOUNTED_FIELDS = frozenset({"tool_call_id"})
+"""Fields of a message that are bookkeeping, not text the model reads (``tool_tokens``)."""
+
+
+def message_tokens(message: Mapping[str, Any], count_text: Callable[[str], int]) -> int:
+    """One message's share of a request: 3 tokens of framing, every field's text, 1 more per name.
+
+    An assistant message's ``tool_calls`` (a list) is counted by ``tool_tokens.calls_tokens``; a
+    ``None`` content (an assistant turn that only calls tools) costs nothing."""
     total = TOKENS_PER_MESSAGE
     for key, value in message.items():
+        if key in UNCOUNTED_FIELDS or value is None:
+            continue
+        if key == "tool_calls":
+            total += calls_tokens(value, count_text)
+            continue
         total += count_text(value)
         if key == "name":
             total += TOKENS_PER_NAME
     return total
 
 
-def chat_request_tokens(messages: Iterable[Mapping[str, str]], count_text: Callable[[str], int]) -> int:
-    """OpenAI's per-message formula with any text counter (a tokenizer, or an estimator)."""
-    return sum(message_tokens(message, count_text) for message in messages) + REPLY_PRIMER_TOKENS
+def chat_request_tokens(
+    messages: Iterable[Mapping[str, Any]], count_text: Callable[[str], int],
+    tools: Sequence[Mapping[str, Any]] = (),
+) -> int:
+    """OpenAI's per-message formula with any text counter (a tokenizer, or an estimator), plus the
+    estimate for the ``tools`` offered (``tool_tokens.definition_tokens``)."""
+    return (sum(message_tokens(message, count_text) for message in messages) + REPLY_PRIMER_TOKENS
+            + definition_tokens(tools, count_text))
 
 
 def count_message_tokens(
-    messages: Iterable[Mapping[str, str]], encoding_name: str = DEFAULT_ENCODING
+    messages: Iterable[Mapping[str, Any]], encoding_name: str = DEFAULT_ENCODING,
+    tools: Sequence[Mapping[str, Any]] = (),
 ) -> int:
-    """Prompt tokens of a chat request, by OpenAI's per-message formula."""
-    return chat_request_tokens(messages, lambda text: count_text_tokens(text, encoding_name))
+    """Prompt tokens of a chat request, by OpenAI's per-message formula (and the tools' estimate)."""
+    return chat_request_tokens(messages, lambda text: count_text_tokens(text, encoding_name), tools)
 
 
 def estimate_tokens_by_chars(text: str) -> int:
