@@ -10,6 +10,8 @@ follow already counts as the server does.
 
 from __future__ import annotations
 
+from typing import Any
+
 import openai
 
 from nightwatch.agent import BaseAgent
@@ -21,23 +23,23 @@ class NightWatchAgent(BaseAgent):
 
     def __init__(
         self, name: str, memory: ConversationMemory, model: str = "gpt-4o", *, client: openai.OpenAI,
-        reply_cap: int | None = None,
+        reply_cap: int | None = None, **tools: Any,
     ) -> None:
         if not isinstance(memory, ConversationMemory):
             raise TypeError(f"memory must be a ConversationMemory, got {type(memory).__name__}")
-        super().__init__(name, memory.mission, model, client=client, reply_cap=reply_cap)
+        super().__init__(name, memory.mission, model, client=client, reply_cap=reply_cap, **tools)
         self.memory = memory
 
     def run(self, user_input: str) -> str:
-        messages = self.memory.build_messages(user_input)
-        answer = self._call_model(messages)
-        self.memory.add_exchange(user_input, answer)
+        offered = self.tool_definitions()
+        answer, steps = self._answer_turn(lambda steps: self.memory.build_messages(user_input, steps, offered))
+        self.memory.add_exchange(user_input, answer, steps)
         return answer
 
-    def _call_model(self, messages: list[dict[str, str]]) -> str:
+    def _send(self, messages: list[dict[str, Any]], offer_tools: bool = False) -> Any:
         """The shared call, then the server's count handed to a memory that learns from it."""
-        answer = super()._call_model(messages)
+        message = super()._send(messages, offer_tools)
         observe = getattr(self.memory.estimate_tokens, "observe", None)  # a CalibratedCounter's
         if observe is not None and self.last_prompt_tokens is not None:
             observe(messages, self.last_prompt_tokens)
-        return answer
+        return message

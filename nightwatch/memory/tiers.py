@@ -84,8 +84,18 @@ def compose_request(
 
 
 def as_steps(steps: Sequence[ToolStep | Mapping[str, Any]]) -> tuple[ToolStep, ...]:
-    """Tool steps given as records or as chat messages (what an agent's loop holds), as records."""
-    return tuple(step if isinstance(step, ToolStep) else ToolStep.from_message(step) for step in steps)
+    """Tool steps given as records or as chat messages (what an agent's loop holds), as records;
+    a result is told which function it came from (the chat API's tool message does not say)."""
+    records: list[ToolStep] = []
+    names: dict[str, str] = {}
+    for step in steps:
+        record = step if isinstance(step, ToolStep) else ToolStep.from_message(step)
+        if record.role == "assistant":
+            names |= {call.id: call.name for call in record.tool_calls}
+        elif not record.tool_name and record.tool_call_id in names:
+            record = record.model_copy(update={"tool_name": names[record.tool_call_id]})
+        records.append(record)
+    return tuple(records)
 
 
 class ConversationMemory:

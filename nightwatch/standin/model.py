@@ -39,7 +39,7 @@ from nightwatch.standin.fill import Unfillable, fill_schema, numbers_in
 from nightwatch.standin.protocol import ChatRequest, ProtocolError, apply_stop, parse_chat_request, stream_events
 from nightwatch.standin.reader import Reply, Source, read
 from nightwatch.standin.reader.grounding import source
-from nightwatch.standin.tools import ToolCall, choose_call, relay
+from nightwatch.standin.tools import ToolCall, choose_calls, relay
 from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
 
 DEFAULT_CONTEXT_LIMIT = 2048
@@ -266,19 +266,20 @@ class StandInModel:
         if not self.accepts(chat.model):
             return model_not_found(chat.model)
         messages, max_tokens = chat.messages, chat.max_tokens
-        offered = [{"name": t.name, "description": t.description, "parameters": t.parameters} for t in chat.tools]
-        # tool definitions are read too: counted (approximately) as their JSON text
-        tool_tokens = count_text_tokens(json.dumps(offered, ensure_ascii=False), self.encoding_name) if offered else 0
+        # tool definitions are read too: counted by the one estimate the library's budget uses
+        offered = [{"function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+                   for t in chat.tools]
+        counted = chat.counted or messages
 
-        def size(sent: list[dict[str, str]]) -> int:
-            return count_message_tokens(sent, self.encoding_name) + tool_tokens
+        def size(first: int) -> int:
+            return count_message_tokens(counted[first:], self.encoding_name, offered)
 
-        prompt_tokens = size(messages)
+        prompt_tokens = size(0)
         cut = 0
         if self.context_overflow == "truncate_front":  # what a local server may do: drop the oldest, say nothing
             while cut < len(messages) - 1 and prompt_tokens + (max_tokens or 0) > self.context_limit:
                 cut += 1
-                prompt_tokens = size(messages[cut:])
+                prompt_tokens = size(cut)
         dropped, messages = tuple(messages[:cut]), messages[cut:]
         if prompt_tokens + (max_tokens or 0) > self.context_limit:
             self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=True,
@@ -286,15 +287,16 @@ class StandInModel:
             return httpx2.Response(400, json=context_length_error(self.context_limit, prompt_tokens, max_tokens))
 
         try:
-            answered, call = self._answer(chat, messages, cut)
+            answered, calls = self._answer(chat, messages, cut)
         except ProtocolError as refused:
             return invalid_request(refused.message, refused.param)
         self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=False,
                                              grounding=answered.grounding, act=answered.act, dropped=dropped))
         message: dict[str, Any] = {"role": "assistant", "content": answered.content, "refusal": None}
         finish_reason = "stop"
-        if call is not None:
-            message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [call.as_json()]}
+        if calls:
+            message = {"role": "assistant", "content": None, "refusal": None,
+                       "tool_calls": [call.as_json() for call in calls]}
             finish_reason = "tool_calls"
         else:
             reply, _ = apply_stop(answered.content, chat.stop)
@@ -324,20 +326,22 @@ class StandInModel:
                                    headers={"content-type": "text/event-stream"})
         return httpx2.Response(200, json=completion)
 
-    def _answer(self, chat: ChatRequest, messages: list[dict[str, str]], cut: int) -> tuple[Reply, ToolCall | None]:
-        """The reply (or the tool call) for a request that fits: tools first, then the reader."""
+    def _answer(self, chat: ChatRequest, messages: list[dict[str, str]], cut: int) -> tuple[Reply, list[ToolCall]]:
+        """The reply (or the tool calls) for a request that fits: what the reader makes of the
+        question decides whether a tool is called (``tools.choose_calls``); after the results, the
+        reply to the question with what the tools found (``tools.relay``)."""
         results = [index - cut for index in chat.answered_call if index >= cut]
         if results and chat.tool_choice in ("auto", "none"):
-            answered = relay(messages, results)
+            answered = relay(messages, results, read)
         else:
-            call = choose_call(chat, messages)
-            if call is not None:
-                asked = source(messages, len(messages) - 1, messages[-1]["content"])
-                return Reply("", (asked,), "tool_call"), call  # type: ignore[arg-type]
             answered = read(messages)
+            calls = choose_calls(chat, messages, answered)
+            if calls:
+                asked = source(messages, len(messages) - 1, messages[-1]["content"])
+                return Reply("", (*answered.grounding, asked), "tool_call"), calls  # type: ignore[arg-type]
         if chat.response_format is not None:
             answered = Reply(shape(answered, chat.response_format, messages), answered.grounding, answered.act)
-        return answered, None
+        return answered, []
 
     def accepts(self, model: str) -> bool:
         """Whether chat answers under this model name (any name, unless ``model_names`` was given)."""

@@ -62,7 +62,8 @@ FIELDS: dict[str, Field] = {
     "tools": Field("honoured", "a function whose name and description share content with the latest ask is called, "
                                "with arguments from the ask, valid against its parameters"),
     "tool_choice": Field("honoured", "none, auto, required, or one named function"),
-    "parallel_tool_calls": Field("honoured", "at most one call per reply, which satisfies both true and false"),
+    "parallel_tool_calls": Field("honoured", "true (the default): one call per item a duty covers, in one message; "
+                                             "false: at most one call per reply"),
     "n": Field("honoured", "1 only: more choices are refused (a deterministic model would repeat one reply)"),
     "logprobs": Field("honoured", "false only: the stand-in has no token probabilities to report, so true is refused"),
     "modalities": Field("honoured", "['text'] only; audio output is refused"),
@@ -130,6 +131,8 @@ class ChatRequest:
     tools: tuple[ToolSpec, ...] = ()
     tool_choice: str = "auto"  # "none", "auto", "required", or a function's name
     answered_call: tuple[int, ...] = field(default=())  # indices of the tool messages that end the request
+    counted: list[dict[str, Any]] = field(default_factory=list)  # the messages as tokens are counted (below)
+    parallel_tool_calls: bool = True
 
 
 DEFAULTS: dict[str, tuple[Any, ...]] = {  # what a refused field may still say: "I ask for nothing"
@@ -188,6 +191,9 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
     raw = body.get("messages")
     messages = normalize_messages(raw)
     tools = _tools(body.get("tools"))
+    parallel = body.get("parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise ProtocolError("'parallel_tool_calls' must be true or false.", "parallel_tool_calls")
     return ChatRequest(
         messages=messages,
         model=model,
@@ -199,7 +205,24 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
         tools=tools,
         tool_choice=_tool_choice(body.get("tool_choice"), tools),
         answered_call=check_tool_history(raw),
+        counted=counted_messages(raw, messages),
+        parallel_tool_calls=parallel is not False,
     )
+
+
+def counted_messages(raw: list[Any], messages: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """The messages as ``nightwatch.tokens`` counts them, the same way the library's budget does:
+    an assistant's ``tool_calls`` as a list (name and arguments), not as the text the reader sees."""
+    counted: list[dict[str, Any]] = []
+    for message, normalized in zip(raw, messages):
+        if normalized["role"] == "assistant" and message.get("tool_calls"):
+            own = _clean(_content_text(message.get("content"), "content", allow_empty=True))
+            calls = [{"function": {"name": call["function"]["name"], "arguments": call["function"].get("arguments", "")}}
+                     for call in message["tool_calls"]]
+            counted.append(normalized | {"content": own, "tool_calls": calls})
+        else:
+            counted.append(normalized)
+    return counted
 
 
 def _is_default(key: str, value: Any) -> bool:

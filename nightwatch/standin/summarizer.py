@@ -29,8 +29,11 @@ class ThreeLineSummarizer:
         self.max_chars = max_chars
 
     def __call__(self, summary: str, overflow: list[Pair]) -> str:
-        pairs = [(exchange.user_text, exchange.watchman_reply) for exchange in overflow]
-        return fold(summary, pairs_to_lines(pairs), self.max_items, self.max_chars)
+        lines = []
+        for exchange in overflow:  # what the tools found is material, read like what was said
+            found = [step.content for step in getattr(exchange, "steps", ()) if step.role == "tool"]
+            lines += pairs_to_lines([(exchange.user_text, exchange.watchman_reply)], found)
+        return fold(summary, lines, self.max_items, self.max_chars)
 
     def shorten(self, summary: str, token_limit: int, estimate_tokens: Callable[[str], int]) -> str:
         """Drop whole items, least needed first, until the summary fits ``token_limit``.

@@ -36,6 +36,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "separator": "／",
         "list_separator": "、",
         "silence": "……（何も聞こえません）",
+        "tools_found": "確かめたこと：{found}",
+        "round_checked": "{clock}、見回りで確かめました。{found}",
     },
     "en": {
         "acknowledge": "Understood.",
@@ -65,6 +67,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "separator": " / ",
         "list_separator": "; ",
         "silence": "... (nothing heard)",
+        "tools_found": "What I found: {found}",
+        "round_checked": "{clock}: I made the round and checked. {found}",
     },
 }
 

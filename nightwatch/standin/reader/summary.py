@@ -165,9 +165,10 @@ def classify(role: str, text: str) -> material.Line:
     return material.Line(-1, role, material.kind_of_user_text(text), text)
 
 
-def pairs_to_lines(pairs: Sequence[tuple[str, str]]) -> list[material.Line]:
-    """(user_text, reply) pairs as transcript lines."""
+def pairs_to_lines(pairs: Sequence[tuple[str, str]], found: Sequence[str] = ()) -> list[material.Line]:
+    """(user_text, reply) pairs as transcript lines; ``found``, tool results read between them."""
     lines = []
     for user_text, reply in pairs:
-        lines += [classify("user", user_text), classify("assistant", reply)]
+        lines += [classify("user", user_text), *(classify("tool", text) for text in found),
+                  classify("assistant", reply)]
     return lines
