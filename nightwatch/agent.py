@@ -42,6 +42,7 @@ class BaseAgent:
     def __init__(
         self, name: str, mission: str, model: str = "gpt-4o", *, client: openai.OpenAI, reply_cap: int | None = None,
         tools: Sequence[Callable[..., Any] | FunctionTool] = (), max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
+        parallel_tool_calls: bool | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise ValueError("name must be a non-empty string")
@@ -58,6 +59,7 @@ class BaseAgent:
             raise ValueError(f"max_tool_rounds must be an int >= 0, got {max_tool_rounds!r}")
         self.toolbox = ToolBox(tools)
         self.max_tool_rounds = max_tool_rounds
+        self.parallel_tool_calls = parallel_tool_calls  # None: the server's default (parallel, for OpenAI)
         self.last_messages: list[dict[str, Any]] = []
         self.last_prompt_tokens: int | None = None
         self.turn_requests: list[Request] = []  # every request of the latest turn (one per tool round, and the last)
@@ -88,6 +90,8 @@ class BaseAgent:
         options: dict[str, Any] = {} if self.reply_cap is None else {"max_completion_tokens": self.reply_cap}
         if self.toolbox:
             options |= {"tools": self.toolbox.definitions(), "tool_choice": "auto" if offer_tools else "none"}
+            if self.parallel_tool_calls is not None:
+                options["parallel_tool_calls"] = self.parallel_tool_calls
         response = self.client.chat.completions.create(model=self.model, messages=messages, **options)
         if response.usage is not None:
             self.last_prompt_tokens = self.turn_prompt_tokens[-1] = response.usage.prompt_tokens

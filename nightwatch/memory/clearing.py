@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from nightwatch.memory.records import Exchange, ToolStep
 
 CLEARED_RESULT = {
-    "ja": "（古い道具の結果なので片づけました。全文は記録庫に残っています）",
-    "en": "[An old tool result, cleared; the full text is kept in the archive.]",
+    "ja": "（古い結果のため片づけ済み。全文は記録庫に）",
+    "en": "[old tool result cleared; full text in the archive]",
 }
 """The placeholder for a cleared result, in the mission's language."""
 

@@ -73,17 +73,29 @@ def answered_from_a_result(reply: Reply) -> bool:
     return reply.act == "recall" and any(s.role == "tool" for s in reply.grounding)
 
 
+def refused_beyond_tools(reply: Reply, tools: Sequence[ToolSpec]) -> bool:
+    """A refusal no offered tool can serve: the rule it quotes shares no word with any tool.
+
+    A rule's clause can hold a duty beside what it forbids ("check the locks, and open the stage door
+    to no one"); a tool that shares the clause's words does its duty part, so it may still be called."""
+    if reply.act != "refuse":
+        return False
+    clauses = [s.quote for s in reply.grounding if s.duty_kind == "prohibition" and s.quote]
+    return not any(relatedness(clause, tool) > 0 for clause in clauses for tool in tools)
+
+
 def choose_calls(chat: ChatRequest, messages: Sequence[Mapping[str, str]], reply: Reply) -> list[ToolCall]:
     """The calls this request makes (often none); ``ProtocolError`` when a forced call cannot be filled.
 
-    What the reader made of the question (``reply``) comes first: a clock call answered by its duty calls the offered function that shares the duty's words
+    What the reader made of the question (``reply``) comes first: an ask refused under a rule calls
+    nothing (``refused_beyond_tools``); a clock call answered by its duty calls the offered function that shares the duty's words
     (``for_duty``), so a duty that is no longer in the request is no longer carried out; a question
     answered from a result already in the request calls nothing. Anything else may call a function
     that shares content with the ask itself (``choose_call``)."""
     if chat.tool_choice == "none" or not chat.tools:
         return []
     forced = chat.tool_choice != "auto"
-    if not forced and answered_from_a_result(reply):
+    if not forced and (answered_from_a_result(reply) or refused_beyond_tools(reply, chat.tools)):
         return []
     duty = duty_acted_on(reply)
     if duty is not None and latest_ask(messages) is not None:
