@@ -38,7 +38,9 @@ def concatenating_summarizer(summary: str, overflow: list[Pair]) -> str:
     "Ten o'clock. → All quiet."
     """
     lines = [summary] if summary else []
-    lines += [f"{exchange.user_text} → {exchange.watchman_reply}" for exchange in overflow]
+    for exchange in overflow:  # what the tools found sits between the question and the reply
+        found = [step.content for step in getattr(exchange, "steps", ()) if step.role == "tool"]
+        lines.append(" → ".join([exchange.user_text, *found, exchange.watchman_reply]))
     return "\n".join(lines)
 
 
@@ -71,7 +73,11 @@ NO_SUMMARY_YET = "（まだありません）"
 def summary_request(summary: str, overflow: list[Pair]) -> list[dict[str, str]]:
     """The chat request an LLM summarizer sends: instruction, previous summary, evicted pairs."""
     pairs = "\n".join(
-        f"問: {exchange.user_text}\n答: {exchange.watchman_reply}" for exchange in overflow
+        "\n".join([f"問: {exchange.user_text}",
+                   *(f"道具（{step.tool_name or 'tool'}）: {step.content}" for step in getattr(exchange, "steps", ())
+                     if step.role == "tool"),
+                   f"答: {exchange.watchman_reply}"])
+        for exchange in overflow
     )
     body = f"{PREVIOUS_SUMMARY_HEADING}\n{summary or NO_SUMMARY_YET}\n\n{OVERFLOW_HEADING}\n{pairs}"
     return [

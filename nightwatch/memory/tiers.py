@@ -283,6 +283,8 @@ class ConversationMemory:
         if frame(self.summary) + sum(pairs) <= room:
             return
         self._clip_to_fit(steps, lambda: frame(""), room)
+        if frame(self.summary) + sum(pairs) <= room:
+            return
         summary, evicted, problems = self.summary, 0, []
         if frame("") <= room:  # else not even mission + question fit: refuse without calling anyone
             while evicted < len(pairs):
