@@ -18,7 +18,7 @@ CORE = ("nightwatch", "nightwatch.agent", "nightwatch.before", "nightwatch.after
         "nightwatch.summarizers", "nightwatch.memory", "nightwatch.tokens")
 WINGS = ("nightwatch.standin", "nightwatch.lab", "nightwatch.workshop", "nightwatch.frameworks")
 TOP_LEVEL = {"__init__.py", "__main__.py", "agent.py", "before.py", "after.py", "nights.py", "summarizers.py",
-             "memory", "tokens", "standin", "lab", "workshop", "frameworks"}
+             "tools.py", "tool_night.py", "retrieval.py", "memory", "tokens", "standin", "lab", "workshop", "frameworks"}
 
 
 def module_name(path: Path) -> str:
