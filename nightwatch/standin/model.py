@@ -134,6 +134,29 @@ def shape(reply: Reply, response_format: dict[str, Any], messages: Sequence[dict
     return json.dumps(value, ensure_ascii=False)
 
 
+class ContextOverflow(Exception):
+    """A request over the context limit: each API words the refusal its own way."""
+
+    def __init__(self, prompt_tokens: int, reserved: int | None) -> None:
+        super().__init__(f"{prompt_tokens} prompt tokens (+{reserved or 0} reserved) over the limit")
+        self.prompt_tokens = prompt_tokens
+        self.reserved = reserved
+
+
+@dataclass(frozen=True)
+class Served:
+    """What the core made of one normalized request, before any API shapes it."""
+
+    messages: list[dict[str, str]]  # what the model read (after any truncation)
+    prompt_tokens: int
+    content: str | None  # None when the answer is tool calls
+    calls: list[ToolCall]
+    finish_reason: str  # stop, length or tool_calls
+    completion_tokens: int
+    reply: Reply
+    dropped: tuple[dict[str, str], ...] = ()
+
+
 class EventStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
     """Server-sent events handed over one at a time, to a sync or an async client alike."""
 
@@ -259,72 +282,83 @@ class StandInModel:
         return self.complete(body)
 
     def complete(self, body: dict[str, Any]) -> httpx2.Response:
+        """The chat-completions adapter: parse the body, serve it, shape the chat completion."""
         try:
             chat = parse_chat_request(body)
         except ProtocolError as refused:
             return invalid_request(refused.message, refused.param)
         if not self.accepts(chat.model):
             return model_not_found(chat.model)
-        messages, max_tokens = chat.messages, chat.max_tokens
-        # tool definitions are read too: counted by the one estimate the library's budget uses
-        offered = [{"function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-                   for t in chat.tools]
-        counted = chat.counted or messages
-
-        def size(first: int) -> int:
-            return count_message_tokens(counted[first:], self.encoding_name, offered)
-
-        prompt_tokens = size(0)
-        cut = 0
-        if self.context_overflow == "truncate_front":  # what a local server may do: drop the oldest, say nothing
-            while cut < len(messages) - 1 and prompt_tokens + (max_tokens or 0) > self.context_limit:
-                cut += 1
-                prompt_tokens = size(cut)
-        dropped, messages = tuple(messages[:cut]), messages[cut:]
-        if prompt_tokens + (max_tokens or 0) > self.context_limit:
-            self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=True,
-                                                 dropped=dropped))
-            return httpx2.Response(400, json=context_length_error(self.context_limit, prompt_tokens, max_tokens))
-
         try:
-            answered, calls = self._answer(chat, messages, cut)
+            served = self.serve(chat, truncate_front=self.context_overflow == "truncate_front")
         except ProtocolError as refused:
             return invalid_request(refused.message, refused.param)
-        self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=False,
-                                             grounding=answered.grounding, act=answered.act, dropped=dropped))
-        message: dict[str, Any] = {"role": "assistant", "content": answered.content, "refusal": None}
-        finish_reason = "stop"
-        if calls:
+        except ContextOverflow as over:
+            return httpx2.Response(400, json=context_length_error(self.context_limit, over.prompt_tokens, over.reserved))
+        message: dict[str, Any] = {"role": "assistant", "content": served.content, "refusal": None}
+        if served.calls:
             message = {"role": "assistant", "content": None, "refusal": None,
-                       "tool_calls": [call.as_json() for call in calls]}
-            finish_reason = "tool_calls"
-        else:
-            reply, _ = apply_stop(answered.content, chat.stop)
-            if max_tokens is not None and count_text_tokens(reply, self.encoding_name) > max_tokens:
-                encoding = get_encoding(self.encoding_name)
-                reply = encoding.decode(encoding.encode(reply, disallowed_special=())[:max_tokens])
-                finish_reason = "length"
-            message["content"] = reply
-        completion_tokens = count_text_tokens(message["content"] or json.dumps(message.get("tool_calls")),
-                                              self.encoding_name)
-        digest = hashlib.sha256(json.dumps(messages, ensure_ascii=False).encode()).hexdigest()[:16]
+                       "tool_calls": [call.as_json() for call in served.calls]}
+        digest = hashlib.sha256(json.dumps(served.messages, ensure_ascii=False).encode()).hexdigest()[:16]
         completion = {
             "id": f"chatcmpl-standin-{digest}",
             "object": "chat.completion",
             "created": 0,
             "model": chat.model,
             "service_tier": "default",
-            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": served.finish_reason}],
             "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens": served.prompt_tokens,
+                "completion_tokens": served.completion_tokens,
+                "total_tokens": served.prompt_tokens + served.completion_tokens,
             },
         }
         if chat.stream:
             return httpx2.Response(200, stream=EventStream(stream_events(completion, chat.include_usage)),
                                    headers={"content-type": "text/event-stream"})
         return httpx2.Response(200, json=completion)
+
+    def count(self, chat: ChatRequest, first: int = 0) -> int:
+        """Prompt tokens of a normalized request from message ``first`` on: the library's one formula."""
+        offered = [{"function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+                   for t in chat.tools]
+        return count_message_tokens((chat.counted or chat.messages)[first:], self.encoding_name, offered)
+
+    def serve(self, chat: ChatRequest, truncate_front: bool = False, reserved: int | None = None) -> Served:
+        """The core, for any API: the limit, then the reader, the tools and the schema, in that order.
+
+        ``chat`` is the normalized request each API's adapter makes. Over the limit it raises
+        ``ContextOverflow`` (the adapter words the refusal), unless ``truncate_front`` drops messages
+        from the front until it fits, as a local server may. ``reserved`` is what the limit keeps
+        for the reply (default: the request's own reply cap)."""
+        messages, max_tokens = chat.messages, chat.max_tokens
+        keep = max_tokens if reserved is None else reserved
+        prompt_tokens = self.count(chat)
+        cut = 0
+        if truncate_front:  # what a local server may do: drop the oldest, say nothing
+            while cut < len(messages) - 1 and prompt_tokens + (keep or 0) > self.context_limit:
+                cut += 1
+                prompt_tokens = self.count(chat, cut)
+        dropped, messages = tuple(messages[:cut]), messages[cut:]
+        if prompt_tokens + (keep or 0) > self.context_limit:
+            self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=True,
+                                                 dropped=dropped))
+            raise ContextOverflow(prompt_tokens, keep)
+        answered, calls = self._answer(chat, messages, cut)
+        self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=False,
+                                             grounding=answered.grounding, act=answered.act, dropped=dropped))
+        finish_reason, content = "stop", answered.content
+        if calls:
+            finish_reason, content = "tool_calls", None
+        else:
+            content, _ = apply_stop(answered.content, chat.stop)
+            if max_tokens is not None and count_text_tokens(content, self.encoding_name) > max_tokens:
+                encoding = get_encoding(self.encoding_name)
+                content = encoding.decode(encoding.encode(content, disallowed_special=())[:max_tokens])
+                finish_reason = "length"
+        completion_tokens = count_text_tokens(
+            content if content is not None else json.dumps([call.as_json() for call in calls]), self.encoding_name)
+        return Served(messages, prompt_tokens, content, calls, finish_reason, completion_tokens, answered, dropped)
 
     def _answer(self, chat: ChatRequest, messages: list[dict[str, str]], cut: int) -> tuple[Reply, list[ToolCall]]:
         """The reply (or the tool calls) for a request that fits: what the reader makes of the
