@@ -27,7 +27,7 @@ import hashlib
 import json
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 from urllib.parse import unquote
@@ -37,7 +37,11 @@ import openai
 
 from nightwatch.standin.fill import Unfillable, fill_schema, numbers_in
 from nightwatch.standin.protocol import ChatRequest, ProtocolError, apply_stop, parse_chat_request, stream_events
+from nightwatch.standin.http import (
+    ContextOverflow, EventStream, context_length_error, error_body, invalid_request, model_not_found,
+)
 from nightwatch.standin.reader import Reply, Source, read
+from nightwatch.standin.responses import ResponsesEndpoint
 from nightwatch.standin.reader.grounding import source
 from nightwatch.standin.tools import ToolCall, choose_calls, relay
 from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
@@ -74,45 +78,6 @@ class RecordedRequest:
     dropped: tuple[dict[str, str], ...] = ()
 
 
-def context_length_error(limit: int, prompt_tokens: int, max_tokens: int | None) -> dict[str, Any]:
-    """The body OpenAI returns for a request over the context window.
-
-    The wording is the API's current one ("Input tokens exceed the configured limit ..."): under
-    openai 3.x ``str(error)`` carries only this message, not the code, and it is this phrase that
-    langchain-openai looks for to raise its context-overflow error.
-    """
-    detail = f"Your messages resulted in {prompt_tokens} tokens."
-    if max_tokens is not None:
-        detail = (
-            f"Your messages resulted in {prompt_tokens} tokens, and you requested {prompt_tokens + max_tokens} "
-            f"tokens ({prompt_tokens} in the messages, {max_tokens} in the completion)."
-        )
-    return {
-        "error": {
-            "message": f"Input tokens exceed the configured limit of {limit} tokens. {detail}",
-            "type": "invalid_request_error",
-            "param": "messages",
-            "code": "context_length_exceeded",
-        }
-    }
-
-
-def error_body(message: str, param: str | None = None, kind: str = "invalid_request_error",
-               code: str | None = None) -> dict[str, Any]:
-    """OpenAI's error object: every refusal, from the stand-in or the server around it, has this shape."""
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-
-
-def invalid_request(message: str, param: str | None = None, status: int = 400) -> httpx2.Response:
-    return httpx2.Response(status, json=error_body(message, param))
-
-
-def model_not_found(model: str) -> httpx2.Response:
-    """OpenAI's 404 for a model name it does not serve."""
-    return httpx2.Response(404, json=error_body(
-        f"The model `{model}` does not exist or you do not have access to it.", None, code="model_not_found"))
-
-
 def shape(reply: Reply, response_format: dict[str, Any], messages: Sequence[dict[str, str]]) -> str:
     """The reply as ``response_format`` asks: a JSON object, or a value valid against a schema.
 
@@ -134,15 +99,6 @@ def shape(reply: Reply, response_format: dict[str, Any], messages: Sequence[dict
     return json.dumps(value, ensure_ascii=False)
 
 
-class ContextOverflow(Exception):
-    """A request over the context limit: each API words the refusal its own way."""
-
-    def __init__(self, prompt_tokens: int, reserved: int | None) -> None:
-        super().__init__(f"{prompt_tokens} prompt tokens (+{reserved or 0} reserved) over the limit")
-        self.prompt_tokens = prompt_tokens
-        self.reserved = reserved
-
-
 @dataclass(frozen=True)
 class Served:
     """What the core made of one normalized request, before any API shapes it."""
@@ -155,20 +111,6 @@ class Served:
     completion_tokens: int
     reply: Reply
     dropped: tuple[dict[str, str], ...] = ()
-
-
-class EventStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """Server-sent events handed over one at a time, to a sync or an async client alike."""
-
-    def __init__(self, events: Iterator[bytes]) -> None:
-        self._events = events
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self._events
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for event in self._events:
-            yield event
 
 
 class RequestLog(Sequence[RecordedRequest]):
@@ -242,6 +184,7 @@ class StandInModel:
         self.calls = 0
         self.requests = RequestLog(request_log_size)
         self._calls_lock = threading.Lock()
+        self.responses = ResponsesEndpoint(self)  # /v1/responses, through the same core
 
     def client(self) -> openai.OpenAI:
         """A real ``openai.OpenAI`` client whose HTTP requests never leave the process."""
@@ -253,8 +196,19 @@ class StandInModel:
             max_retries=0,
         )
 
+    def async_client(self) -> openai.AsyncOpenAI:
+        """A real ``openai.AsyncOpenAI`` client on the same in-process endpoint (the Agents SDK uses one)."""
+        async def handle(request: httpx2.Request) -> httpx2.Response:
+            await request.aread()
+            return self.handle(request)
+
+        return openai.AsyncOpenAI(
+            api_key="offline-stand-in", base_url=STANDIN_BASE_URL,
+            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handle)), max_retries=0,
+        )
+
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        """Serve one HTTP request the way the chat-completions API would."""
+        """Serve one HTTP request the way the chat-completions or the Responses API would."""
         if request.method == "GET" and request.url.path.endswith("/models"):
             names = [self.model_name, *sorted(set(self.model_names or ()) - {self.model_name})]
             return httpx2.Response(200, json={"object": "list", "data": [self._model_card(name) for name in names]})
@@ -263,7 +217,8 @@ class StandInModel:
             if self.accepts(model):
                 return httpx2.Response(200, json=self._model_card(model))
             return model_not_found(model)
-        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+        responses = "/responses" in request.url.path
+        if not responses and (request.method != "POST" or not request.url.path.endswith("/chat/completions")):
             return invalid_request(f"Invalid URL ({request.method} {request.url.path})", status=404)
         with self._calls_lock:
             self.calls += 1
@@ -273,12 +228,16 @@ class StandInModel:
         if fault is not None:
             status, body = FAULTS[fault]
             return httpx2.Response(status, json=body)
+        if responses and request.method in ("GET", "DELETE"):
+            return self.responses.handle(request.method, request.url.path, None)
         try:
             body = json.loads(request.content)
         except (ValueError, RecursionError):
             return invalid_request("The request body is not valid JSON.")
         if not isinstance(body, dict):
             return invalid_request("The request body must be a JSON object.")
+        if responses:
+            return self.responses.handle(request.method, request.url.path, body)
         return self.complete(body)
 
     def complete(self, body: dict[str, Any]) -> httpx2.Response:

@@ -1,6 +1,7 @@
 """The stand-in model over HTTP on loopback, for curl, other SDKs, frameworks and a workshop room.
 
-``python -m nightwatch serve --port 8000`` serves ``POST /v1/chat/completions`` and ``GET /v1/models``
+``python -m nightwatch serve --port 8000`` serves ``POST /v1/chat/completions``, ``/v1/responses``
+(create, retrieve, delete, input items, compact, input tokens) and ``GET /v1/models``
 on a real ASGI stack (Starlette on uvicorn, the way OpenAI-compatible servers are usually served).
 Behind it is the same ``StandInModel.handle`` the notebooks use in-process, so what goes over the
 network cannot drift from what they see. It binds 127.0.0.1 only.
@@ -58,7 +59,8 @@ def error_response(status: int, message: str, param: str | None = None, kind: st
 
 def create_app(standin: StandInModel, max_body_bytes: int = MAX_BODY_BYTES,
                read_timeout: float = READ_TIMEOUT_SECONDS) -> Starlette:
-    """The ASGI application: three routes around ``standin.handle``, every error as OpenAI JSON."""
+    """The ASGI application: chat completions, the Responses API and the model list, all around
+    ``standin.handle``, every error as OpenAI JSON."""
 
     async def forward(request: Request, body: bytes = b"") -> Response:
         outgoing = httpx2.Request(request.method, f"http://{LOOPBACK}{request.url.path}", content=body)
@@ -111,8 +113,15 @@ def create_app(standin: StandInModel, max_body_bytes: int = MAX_BODY_BYTES,
     async def server_error(request: Request, exc: Exception) -> Response:
         return error_response(500, f"The server failed: {type(exc).__name__}", kind="server_error")
 
+    async def responses(request: Request) -> Response:
+        if request.method == "POST":
+            return await chat_completions(request)  # the same checks on the body, then forwarded
+        return await forward(request)
+
     routes = [
         Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+        Route("/v1/responses", responses, methods=["POST"]),
+        Route("/v1/responses/{rest:path}", responses, methods=["GET", "POST", "DELETE"]),
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/models/{model:path}", models, methods=["GET"]),
     ]
