@@ -295,7 +295,9 @@ class ResponsesEndpoint:
 
     def compacted_items(self, items: Sequence[Mapping[str, Any]], item_id: str) -> tuple[list[dict[str, Any]], str]:
         """Every user message, then one compaction item sealing the rest (documented shape)."""
-        users = [dict(item) for item in items if item.get("type", "message") == "message" and item.get("role") == "user"]
+        users = [{"type": "message", "role": "user", "id": item.get("id") or f"msg_{item_id}_{n}", "status": "completed",
+                  "content": [{"type": "input_text", "text": wire.message_text(item.get("content"), "content")}]}
+                 for n, item in enumerate(items) if item.get("type", "message") == "message" and item.get("role") == "user"]
         summary = self.summarize(items)
         compaction = {"type": "compaction", "id": f"cmp_{item_id}", "encrypted_content": self.seal.seal(summary)}
         return users + [compaction], summary
@@ -390,7 +392,9 @@ class ResponsesEndpoint:
 
     def input_items(self, response_id: str) -> dict[str, Any]:
         stored = self._stored(response_id)
-        data = [item | {"id": item.get("id") or f"item_{response_id}_{n}"} for n, item in enumerate(stored.input)]
+        data = [{"type": "message", "status": "completed"} | item | {"id": item.get("id") or f"item_{response_id}_{n}"}
+                if item.get("type", "message") == "message" else item | {"id": item.get("id") or f"item_{response_id}_{n}"}
+                for n, item in enumerate(stored.input)]
         data = [item | ({"content": [{"type": "input_text", "text": item["content"]}]}
                         if isinstance(item.get("content"), str) else {}) for item in reversed(data)]
         return {"object": "list", "data": data, "first_id": data[0]["id"] if data else "",
