@@ -216,7 +216,7 @@ class LLMSummarizer:
             if not finished:
                 raise SummaryTruncatedError(
                     f"the summary was cut at max_completion_tokens={self.max_completion_tokens} "
-                    "before its first sentence ended"
+                    f"before its first sentence ended{reasoning_note(response, self.max_completion_tokens)}"
                 )
             self.cut_replies += 1
             log.warning("summary cut at max_completion_tokens=%d: keeping the %d finished line(s) and sentence(s)",
@@ -225,6 +225,19 @@ class LLMSummarizer:
         if not text:
             raise SummaryTruncatedError("the model returned an empty summary")
         return text
+
+
+def reasoning_note(response: object, cap: int) -> str:
+    """Why a reasoning model's answer can be empty: the cap counts its hidden reasoning too.
+
+    ``max_completion_tokens`` bounds visible and reasoning tokens together (the SDK's docstring), so a
+    model that reasons for the whole cap writes nothing; the note names how much of it went there."""
+    details = getattr(getattr(response, "usage", None), "completion_tokens_details", None)
+    reasoning = getattr(details, "reasoning_tokens", None)
+    if not isinstance(reasoning, int) or isinstance(reasoning, bool) or reasoning <= 0:
+        return ""
+    return (f": {reasoning} of the {cap} tokens went to the model's reasoning, which max_completion_tokens "
+            "includes; leave room for the summary itself (a larger cap, or a lower reasoning effort)")
 
 
 MAX_LIMITS_LEARNED_PER_FOLD = 3

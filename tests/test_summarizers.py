@@ -71,6 +71,33 @@ def test_llm_summary_cut_at_the_reply_cap_is_refused():
         llm("", night_exchanges()[:6])
 
 
+class ReasonedAway:
+    """An endpoint that answers as a reasoning model does when its reasoning fills the cap."""
+
+    def __init__(self, reasoning: int) -> None:
+        self.reasoning = reasoning
+        self.chat = self.completions = self
+
+    def create(self, **request):
+        from openai.types.chat import ChatCompletion
+        cap = request["max_completion_tokens"]
+        return ChatCompletion.model_validate({
+            "id": "x", "object": "chat.completion", "created": 0, "model": "o-model",
+            "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": ""}}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": cap, "total_tokens": 50 + cap,
+                      "completion_tokens_details": {"reasoning_tokens": self.reasoning}}})
+
+
+def test_an_empty_answer_cut_by_reasoning_names_the_cap_and_the_reasoning_tokens():
+    llm = LLMSummarizer(ReasonedAway(400), max_completion_tokens=400)  # type: ignore[arg-type]
+    with pytest.raises(SummaryTruncatedError, match="400 of the 400 tokens went to the model's reasoning"):
+        llm("", night_exchanges()[:2])
+    plain = LLMSummarizer(ReasonedAway(0), max_completion_tokens=400)  # type: ignore[arg-type]
+    with pytest.raises(SummaryTruncatedError) as cut:
+        plain("", night_exchanges()[:2])
+    assert "reasoning" not in str(cut.value)
+
+
 @pytest.mark.parametrize("bad", [{"max_items": 0}, {"max_chars": 1}])
 def test_three_line_summarizer_refuses_bad_settings(bad):
     with pytest.raises(ValueError):
