@@ -18,3 +18,26 @@ import sys
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]
 
 pytest_plugins = ["nbval.plugin"]
+
+
+def changed_notebooks(root: str) -> list[str]:
+    """Notebooks that differ from the last commit (run and autosaved in JupyterLab, say); [] outside git."""
+    import subprocess
+
+    try:
+        listed = subprocess.run(["git", "-C", root, "status", "--porcelain", "--", "*.ipynb"],
+                                capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return sorted(line[3:].strip() for line in listed.splitlines() if line[:2].strip() in ("M", "MM", "AM"))
+
+
+def notebook_warnings(paths: list[str]) -> list[str]:
+    """One line per changed notebook: nbval compares against the saved outputs, so a run in JupyterLab
+    that saved new outputs fails here for no fault of the code."""
+    return [f"注意: {path} は最後のコミットから変わっています（JupyterLab で実行・保存した出力は nbval の比較に使われます）。"
+            f"元に戻すには: git checkout -- {path}" for path in paths]
+
+
+def pytest_report_header(config) -> list[str]:
+    return notebook_warnings(changed_notebooks(str(config.rootpath)))
