@@ -9,7 +9,8 @@ counts with a ratio learned from the server's reported ``usage.prompt_tokens``
 What it prints is for a terminal of 80 columns: the table has the designs as columns and the
 measures as rows, so it stays narrow however many measures live mode adds, and every width is
 counted the way a terminal draws it (a full-width character takes two columns). Everything it
-says, argparse's own messages included, is in Japanese.
+says, argparse's own messages included, is in Japanese; ``--lang en`` (or ``NIGHTWATCH_LANG=en``)
+says it in English. What it is doing before each wait goes to stderr, so stdout is the table alone.
 """
 
 from __future__ import annotations
@@ -24,8 +25,48 @@ from nightwatch.standin import DEFAULT_CONTEXT_LIMIT
 
 TERMINAL_WIDTH = 80
 DEFAULT_PORT = 8000
-SHORT_NAMES = {"before": "春の仕立て", "trimmed": "一行の手当て", "three_tier": "三層"}
-LEGEND = "春の仕立て＝無限追記、一行の手当て＝history[-12:]、三層＝銘・束ね・窓"
+LANG_VARIABLE = "NIGHTWATCH_LANG"
+"""``ja`` (the default) or ``en``; ``--lang`` wins. The system locale is not read: most containers say
+C or en_US whatever their reader speaks, and the collection is Japanese first."""
+
+WORDS: dict[str, dict[str, str]] = {  # every label the comparison prints, in the glossary's terms
+    "ja": {
+        "before": "春の仕立て", "trimmed": "一行の手当て", "three_tier": "三層",
+        "legend": "春の仕立て＝無限追記、一行の手当て＝history[-12:]、三層＝銘・束ね・窓",
+        "dawn": "夜明けまで", "stopped": "途中で停止", "door": "{clock}の楽屋口",
+        "watchman": "夜警のまま", "not_watchman": "夜警でない", "not_judged": "判定なし",
+        "report": "朝の報告", "largest": "最大リクエスト", "sent": "送信トークン合計", "calls": "呼び出し回数",
+        "gap": "数え方の差（最大）", "ratio": "数え方の比（最大）",
+        "title": "{night}（{turns}回の呼び出し、上限 {limit} トークン）",
+        "stopped_by": "{design}を止めたエラー: {stop}",
+        "preparing": "代役を準備しています（辞書とトークン表を読み込みます。初回は十秒ほどかかります）…",
+        "playing": "{design}で一晩を走らせています…",
+        "offline": "オフライン: 代役モデル（上限 {limit} トークン）",
+        "live_note": "数え方の差と比: サーバが報告した usage.prompt_tokens と手元の数え（tiktoken）の差と比。"
+                     "三層はこの比を一呼び出しごとに学んで数え直し、上限 {limit} の予算を守ります。"
+                     "どの呼び出しも返答を {cap} トークンまでに制限しています。",
+    },
+    "en": {
+        "before": "spring design", "trimmed": "one-line fix", "three_tier": "three tiers",
+        "legend": "spring design = append forever, one-line fix = history[-12:], three tiers = "
+                  "mission / summary / window (銘・束ね・窓)",
+        "dawn": "until dawn", "stopped": "stopped", "door": "stage door at {clock}",
+        "watchman": "still a watchman", "not_watchman": "not a watchman", "not_judged": "not judged",
+        "report": "morning report", "largest": "largest request", "sent": "tokens sent", "calls": "calls",
+        "gap": "count gap (max)", "ratio": "count ratio (max)",
+        "title": "{night}: the celebration eve ({turns} calls, limit {limit} tokens)",
+        "stopped_by": "the error that stopped the {design}: {stop}",
+        "preparing": "Preparing the stand-in (loading the dictionary and the token table; about ten seconds "
+                     "the first time)…",
+        "playing": "Playing the night with the {design}…",
+        "offline": "Offline: the stand-in model (limit {limit} tokens)",
+        "live_note": "Count gap and ratio: between the server's usage.prompt_tokens and the local count "
+                     "(tiktoken). The three tiers learn the ratio call by call and keep the budget of {limit}. "
+                     "Every reply is capped at {cap} tokens.",
+    },
+}
+SHORT_NAMES = {design: WORDS["ja"][design] for design in ("before", "trimmed", "three_tier")}
+LEGEND = WORDS["ja"]["legend"]
 
 
 # --- what a terminal draws ------------------------------------------------------------------------
@@ -106,39 +147,43 @@ def _size(value) -> str:
     return "—" if value is None else str(value)
 
 
-def comparison_lines(table, frames: dict, night, context_limit: int, live: bool) -> list[str]:
+def comparison_lines(table, frames: dict, night, context_limit: int, live: bool, lang: str = "ja") -> list[str]:
     """The comparison as it is printed: the designs as columns, one measure a row."""
     from nightwatch.lab.compare import DESIGN_NAMES, LIVE_REPLY_CAP
 
+    words = WORDS[lang]
     outcomes = {design: table.loc[DESIGN_NAMES[design]] for design in frames}
-    door = {True: "夜警のまま", False: "夜警でない", None: "判定なし"}
+    door = {True: words["watchman"], False: words["not_watchman"], None: words["not_judged"]}
 
     def row(measure) -> list[str]:
         return [measure(outcome) for outcome in outcomes.values()]
 
     rows = {
-        "夜明けまで": row(lambda o: "夜明けまで" if o["survived"] else "途中で停止"),
-        f"{night.watchman_test_clock}の楽屋口": row(lambda o: door[_judged(o["watchman_at_test"])]),
-        "朝の報告": row(lambda o: f"{o['incidents_reported']}/{o['incidents_total']}"),
-        "最大リクエスト": row(lambda o: _size(_number(o["largest_request"]))),
-        "送信トークン合計": row(lambda o: str(int(o["total_tokens_sent"]))),
-        "呼び出し回数": row(lambda o: str(int(o["calls"]))),
+        words["dawn"]: row(lambda o: words["dawn"] if o["survived"] else words["stopped"]),
+        words["door"].format(clock=night.watchman_test_clock): row(lambda o: door[_judged(o["watchman_at_test"])]),
+        words["report"]: row(lambda o: f"{o['incidents_reported']}/{o['incidents_total']}"),
+        words["largest"]: row(lambda o: _size(_number(o["largest_request"]))),
+        words["sent"]: row(lambda o: str(int(o["total_tokens_sent"]))),
+        words["calls"]: row(lambda o: str(int(o["calls"]))),
     }
     if live:
-        rows["数え方の差（最大）"] = row(lambda o: _size(_number(o["count_gap"])))
-        rows["数え方の比（最大）"] = row(lambda o: "—" if _number(o["count_ratio"], float) is None
-                                          else f"{o['count_ratio']:.2f}")
-    lines = [f"{night.name}（{len(night.turns)}回の呼び出し、上限 {context_limit} トークン）", ""]
-    lines += render_table([SHORT_NAMES[design] for design in outcomes], rows)
-    lines += ["", LEGEND]
+        rows[words["gap"]] = row(lambda o: _size(_number(o["count_gap"])))
+        rows[words["ratio"]] = row(lambda o: "—" if _number(o["count_ratio"], float) is None
+                                   else f"{o['count_ratio']:.2f}")
+    lines = [words["title"].format(night=night.name, turns=len(night.turns), limit=context_limit), ""]
+    lines += render_table([words[design] for design in outcomes], rows)
+    lines += ["", *wrap(words["legend"])]
     if live:
-        lines += wrap(f"数え方の差と比: サーバが報告した usage.prompt_tokens と手元の数え（tiktoken）の差と比。"
-                      f"三層はこの比を一呼び出しごとに学んで数え直し、上限 {context_limit} の予算を守ります。"
-                      f"どの呼び出しも返答を {LIVE_REPLY_CAP} トークンまでに制限しています。")
+        lines += wrap(words["live_note"].format(limit=context_limit, cap=LIVE_REPLY_CAP))
     for design, stop in first_errors(frames).items():
         if stop:
-            lines += wrap(f"{SHORT_NAMES[design]}を止めたエラー: {stop}")
+            lines += wrap(words["stopped_by"].format(design=words[design], stop=stop))
     return lines
+
+
+def progress(line: str) -> None:
+    """Said on stderr before each wait, so the table on stdout stays the table."""
+    print(line, file=sys.stderr, flush=True)
 
 
 def _judged(value) -> bool | None:
@@ -151,7 +196,9 @@ def _number(value, kind=int):
     return None if value is None or pd.isna(value) else kind(value)
 
 
-def compare(context_limit: int) -> None:
+def compare(context_limit: int, lang: str = "ja") -> None:
+    words = WORDS[lang]
+    progress(words["preparing"])
     from nightwatch.lab.compare import LIVE_REPLY_CAP, compare_designs, live_policy
     from nightwatch.lab.live import choose_model
     from nightwatch.memory.redaction import redact
@@ -159,17 +206,21 @@ def compare(context_limit: int) -> None:
 
     night = celebration_eve()
     choice = choose_model(context_limit=context_limit)
-    print(choice.describe())
+    print(choice.describe() if choice.live else words["offline"].format(limit=context_limit))
+
+    def playing(design: str) -> None:
+        progress(words["playing"].format(design=words[design]))
+
     if choice.live:
         try:  # every call capped; the three tiers budgeted for the server's window, counting as it counts
             table, frames = compare_designs(night, context_limit, live_policy(context_limit, LIVE_REPLY_CAP),
                                             client_factory=lambda: choice.client, model=choice.model,
-                                            reply_cap=LIVE_REPLY_CAP, calibrate=True)
+                                            reply_cap=LIVE_REPLY_CAP, calibrate=True, on_design=playing)
         except Exception as exc:  # a live endpoint's failure is one line, never a traceback
             sys.exit(redact(f"python -m nightwatch: the live run failed: {type(exc).__name__}: {exc}").splitlines()[0])
     else:
-        table, frames = compare_designs(night, context_limit)
-    print("\n".join(comparison_lines(table, frames, night, context_limit, choice.live)))
+        table, frames = compare_designs(night, context_limit, on_design=playing)
+    print("\n".join(comparison_lines(table, frames, night, context_limit, choice.live, lang)))
 
 
 # --- the command line, in Japanese ----------------------------------------------------------------
@@ -262,6 +313,8 @@ def build_parser() -> tuple[JapaneseArgumentParser, JapaneseArgumentParser]:
                     "既定ではオフラインの代役モデルが答えます（数秒）。NIGHTWATCH_LIVE=1 のときだけ本物のモデルに送ります。",
         epilog="代役を HTTP で公開するには: python -m nightwatch serve --port 8000",
     )
+    parser.add_argument("--lang", choices=sorted(WORDS), default="ja", metavar="LANG",
+                        help=f"表とヘルプの言語: ja か en（既定:\u00a0ja。環境変数 {LANG_VARIABLE} でも）")
     parser.add_argument("--context-limit", type=token_count, default=DEFAULT_CONTEXT_LIMIT, metavar="TOKENS",
                         help="代役のコンテキスト上限（トークン数）。ライブでは、サーバの上限として三層の予算に"
                              "使います（既定:\u00a0%(default)s）")
@@ -281,6 +334,39 @@ def build_parser() -> tuple[JapaneseArgumentParser, JapaneseArgumentParser]:
     return parser, serve_parser
 
 
+def build_english_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The same command line, with argparse's own English and English help."""
+    parser = argparse.ArgumentParser(
+        prog="python -m nightwatch", usage="%(prog)s [-h] [--lang {ja,en}] [--context-limit TOKENS] [serve ...]",
+        description="Plays the celebration eve under the three designs (spring design, one-line fix, three "
+                    "tiers) and prints the comparison. Offline by default: the stand-in model answers (seconds); "
+                    "only NIGHTWATCH_LIVE=1 sends anything to a real model.",
+        epilog="To serve the stand-in over HTTP: python -m nightwatch serve --port 8000")
+    parser.add_argument("--lang", choices=sorted(WORDS), default="en",
+                        help=f"language of the table and the help (default ja; also {LANG_VARIABLE})")
+    parser.add_argument("--context-limit", type=english_token_count, default=DEFAULT_CONTEXT_LIMIT, metavar="TOKENS",
+                        help="the stand-in's context limit in tokens; live, the server's limit the three tiers "
+                             "budget for (default: %(default)s)")
+    commands = parser.add_subparsers(dest="command", metavar="serve",
+                                     help="serve the stand-in on 127.0.0.1 over HTTP (Ctrl-C stops it)")
+    serve_parser = commands.add_parser("serve", description="Serves the stand-in at http://127.0.0.1:PORT/v1.")
+    serve_parser.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="PORT",
+                              help="the port on 127.0.0.1; 0 picks a free one (default: %(default)s)")
+    serve_parser.add_argument("--context-limit", type=english_token_count, default=DEFAULT_CONTEXT_LIMIT,
+                              dest="serve_limit", metavar="TOKENS", help="the served stand-in's context limit")
+    return parser, serve_parser
+
+
+def english_token_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"a token count is a positive whole number (got {text!r})")
+    return value
+
+
 def forgotten_subcommand(argv: list[str], parser, serve_parser) -> str | None:
     """An option only ``serve`` knows, typed without ``serve`` before it: what to type instead."""
     if "serve" in argv:
@@ -296,9 +382,22 @@ def forgotten_subcommand(argv: list[str], parser, serve_parser) -> str | None:
     return None
 
 
+def chosen_language(argv: list[str]) -> str:
+    """``--lang en`` / ``--lang=en``, else ``NIGHTWATCH_LANG``, else Japanese."""
+    import os
+
+    for index, arg in enumerate(argv):
+        if arg == "--lang" and index + 1 < len(argv):
+            return argv[index + 1] if argv[index + 1] in WORDS else "ja"
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1] if arg.split("=", 1)[1] in WORDS else "ja"
+    return os.environ.get(LANG_VARIABLE, "ja") if os.environ.get(LANG_VARIABLE) in WORDS else "ja"
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser, serve_parser = build_parser()
+    lang = chosen_language(argv)
+    parser, serve_parser = build_parser() if lang == "ja" else build_english_parser()
     hint = forgotten_subcommand(argv, parser, serve_parser)
     if hint:
         parser.error(hint)
@@ -311,7 +410,7 @@ def main(argv: list[str] | None = None) -> None:
         except ServerStartError as refused:
             sys.exit(f"python -m nightwatch serve: {refused}")
     else:
-        compare(args.context_limit)
+        compare(args.context_limit, args.lang)
 
 
 if __name__ == "__main__":

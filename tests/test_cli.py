@@ -142,3 +142,26 @@ def test_argparse_errors_are_japanese_and_name_the_option_as_typed(capsys, argv,
     assert unwrapped(says) in unwrapped(error)
     assert error.startswith("使い方: ") and "error:" not in error and "usage:" not in error
     assert max(display_width(line) for line in error.splitlines()) <= TERMINAL_WIDTH
+
+
+def test_lang_en_prints_the_table_and_the_help_in_english():
+    result = run("--lang", "en")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Offline")
+    header = next(line for line in lines if "spring design" in line and "three tiers" in line)
+    rows = {line[:21].strip(): line[21:].split("  ") for line in lines[lines.index(header) + 1:] if line[:1].isalpha()}
+    assert "morning report" in rows and "stage door at 03:50" in rows
+    assert widest(result.stdout) <= TERMINAL_WIDTH
+    assert not any("\u3040" <= char <= "\u30ff" for line in lines[2:9] for char in line)  # no kana in the table
+    helped = run("--lang", "en", "--help")
+    assert helped.stdout.startswith("usage: python -m nightwatch") and "show this help" in helped.stdout
+
+
+def test_progress_goes_to_stderr_before_each_wait_and_stdout_stays_the_table():
+    result = run()
+    said = result.stderr.splitlines()
+    assert said[0].startswith("代役を準備しています")
+    assert [line for line in said if line.endswith("で一晩を走らせています…")] == [
+        "春の仕立てで一晩を走らせています…", "一行の手当てで一晩を走らせています…", "三層で一晩を走らせています…"]
+    assert "走らせています" not in result.stdout

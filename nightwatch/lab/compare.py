@@ -15,6 +15,8 @@ each design's night showed it (the server's count over ours, the largest of the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import TYPE_CHECKING
 
 from nightwatch import after, before
@@ -113,16 +115,20 @@ def compare_designs(
     mission: str = MISSION,
     reply_cap: int | None = None,
     calibrate: bool = False,
+    on_design: Callable[[str], None] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """Run the night under each design, each against its own fresh stand-in (or ``client_factory()``).
 
     ``reply_cap`` is sent with every call; with ``calibrate`` the three-tier memory counts with a
-    ``CalibratedCounter`` (its own, fresh for the night)."""
+    ``CalibratedCounter`` (its own, fresh for the night). ``on_design(design)`` is told before each
+    design's night starts (the command line's progress)."""
     import pandas as pd
 
     night = night or celebration_eve()
     rows, frames = [], {}
     for design, label in DESIGN_NAMES.items():
+        if on_design is not None:
+            on_design(design)
         standin = None if client_factory else StandInModel(context_limit=context_limit)
         client = client_factory() if client_factory else standin.client()
         estimate = CalibratedCounter() if calibrate else count_text_tokens
