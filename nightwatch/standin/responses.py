@@ -241,8 +241,14 @@ class ResponsesEndpoint:
         return chain, wire.input_items(body.get("input"))
 
     def normalized(self, body: Mapping[str, Any], items: Sequence[Mapping[str, Any]]):
-        """The one normalized request (``protocol.ChatRequest``) for ``items`` under ``body``'s options."""
-        messages = wire.as_chat_messages([i for i in items if i.get("type") != "compaction_trigger"], self.seal.open)
+        """The one normalized request (``protocol.ChatRequest``) for ``items`` under ``body``'s options.
+
+        A compaction item stands for the conversation before the messages it was returned with, so it is
+        read first, right after the instructions, where the chat designs put their summary, and the
+        last message stays the one to answer (inferred: the order a provider's model reads is not published)."""
+        readable = [i for i in items if i.get("type") != "compaction_trigger"]
+        readable = [i for i in readable if i.get("type") == "compaction"] + [i for i in readable if i.get("type") != "compaction"]
+        messages = wire.as_chat_messages(readable, self.seal.open)
         if body.get("instructions"):
             messages.insert(0, {"role": "system", "content": body["instructions"]})
         if not messages:
