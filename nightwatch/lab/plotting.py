@@ -5,6 +5,7 @@ each design change it:
 
 - the request of each call as a stack of tiers (mission / summary / window / question) against the
   context limit (``plot_request_stacks``; ``plot_tier_stacks`` when the tiers are already counted);
+  with ``tool_results=True`` the ``tool`` messages are a tier of their own (chapter 9);
 - the messages of one request laid end to end, e.g. just before and just after a compaction
   (``plot_request_blocks``);
 - where each answer came from: which tiers of its request the reply drew on, read from the
@@ -14,8 +15,8 @@ each design change it:
 - the three tiers themselves, as one diagram (``plot_three_tiers``).
 
 One palette (``PALETTE``) gives every colour, so a colour means one thing in every chapter: yellow is
-the mission, light blue the summary, green the exchanges, pink the question, red the limit and the
-reply reserve; the designs and summarizers have colours of their own. The x axis says what its ticks
+the mission, light blue the summary, green the exchanges, violet the tool results, pink the question,
+red the limit and the reply reserve; the designs and summarizers have colours of their own. The x axis says what its ticks
 are: call numbers (``CALL_AXIS``) or clock times (``CLOCK_AXIS``).
 
 A message's tier is read from its position and role alone, exactly as a model would see it
@@ -46,10 +47,12 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 
 from nightwatch.memory.budget import TIERS, request_tiers, tier_sizes
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_text_tokens, message_tokens
+from nightwatch.tokens.tool_tokens import definition_tokens
 
 PALETTE: dict[str, str] = {
     # the tiers of a request
     "mission": "#f4d03f", "summary": "#5dade2", "window": "#58d68d", "question": "#ec7063",
+    "tool": "#a569bd",  # tool results, drawn as a tier of their own only when asked (chapter 9)
     # what a request must stay under
     "limit": "#c0392b", "reserve": "#c0392b",
     # the designs, and the summarizers a three-tier design can run with
@@ -62,9 +65,13 @@ PALETTE: dict[str, str] = {
 LIMIT_COLOR = PALETTE["limit"]
 DESIGN_COLORS = {design: PALETTE[design] for design in ("before", "trimmed", "three_tier")}
 
-TIER_LABELS = {"mission": "銘（務めの命令）", "summary": "束ね（要約）", "window": "窓（直近の往復）", "question": "今の問い"}
+TIER_LABELS = {"mission": "銘（務めの命令）", "summary": "束ね（要約）", "window": "窓（直近の往復）", "question": "今の問い",
+               "tool": "ツール結果"}
 UNTIERED_LABELS = {**TIER_LABELS, "mission": "務めの命令（system）", "window": "履歴（それまでの往復）"}
 TIER_COLORS = {tier: PALETTE[tier] for tier in TIERS}
+TOOL_TIER = "tool"
+TOOL_STACK = ("mission", "summary", "window", TOOL_TIER, "question")
+"""The stack with tool results split out: each ``tool`` message, wherever it stands, is its own tier."""
 
 CALL_AXIS = "呼び出しの回数"
 CLOCK_AXIS = "時刻"
@@ -148,16 +155,33 @@ Classify = Callable[[Sequence[Message]], Sequence[str]]
 """Tells the tier of each message of a request; by default by position (``request_tiers``)."""
 
 
-def tier_tokens(messages: Sequence[Message], classify: Classify | None = None) -> dict[str, int]:
-    """Prompt tokens per tier (``memory.budget.tier_sizes``, counted in gpt-4o's encoding)."""
-    return tier_sizes(messages, count_text_tokens, classify(messages) if classify else None)
+def tier_tokens(messages: Sequence[Message], classify: Classify | None = None, *, tool_results: bool = False,
+                tools: Sequence[Mapping] = ()) -> dict[str, int]:
+    """Prompt tokens per tier (``memory.budget.tier_sizes``, counted in gpt-4o's encoding).
+
+    With ``tool_results``, every ``tool`` message is counted as the tool tier, and the question is
+    the last user message with this turn's calls after it; the ``tools`` definitions offered are
+    counted with the question, as the memory's own refusal counts them, so the tiers add up to
+    the stand-in's ``usage``."""
+    tiers = list(classify(messages)) if classify else None
+    if not tool_results:
+        return tier_sizes(messages, count_text_tokens, tiers)
+    tiers = tiers or request_tiers(messages)
+    asked = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=len(messages) - 1)
+    sizes = dict.fromkeys(TOOL_STACK, 0)
+    for index, (message, tier) in enumerate(zip(messages, tiers)):
+        tier = TOOL_TIER if message.get("role") == "tool" else "question" if index >= asked else tier
+        sizes[tier] += message_tokens(message, count_text_tokens)
+    sizes["question"] += REPLY_PRIMER_TOKENS + definition_tokens(tools, count_text_tokens)
+    return sizes
 
 
-def tier_table(requests: Sequence[Sequence[Message]], classify: Classify | None = None) -> pd.DataFrame:
+def tier_table(requests: Sequence[Sequence[Message]], classify: Classify | None = None, *,
+               tool_results: bool = False, tools: Sequence[Mapping] = ()) -> pd.DataFrame:
     """One row per call (numbered from 1), one column per tier, plus the total."""
-    table = pd.DataFrame([tier_tokens(messages, classify) for messages in requests],
-                         index=pd.RangeIndex(1, len(requests) + 1, name="呼び出し"))
-    table["合計"] = table[list(TIERS)].sum(axis=1)
+    table = pd.DataFrame([tier_tokens(messages, classify, tool_results=tool_results, tools=tools)
+                          for messages in requests], index=pd.RangeIndex(1, len(requests) + 1, name="呼び出し"))
+    table["合計"] = table[list(TOOL_STACK if tool_results else TIERS)].sum(axis=1)
     return table
 
 
@@ -195,6 +219,8 @@ def plot_request_stacks(
     clocks: Sequence[str] | None = None,
     tiered: bool | None = None,
     classify: Classify | None = None,
+    tool_results: bool = False,
+    tools: Sequence[Mapping] = (),
 ) -> pd.DataFrame:
     """Each call's request as a bar stacked mission / summary / window / question, against the limit.
 
@@ -203,8 +229,9 @@ def plot_request_stacks(
     numbers a slice of a night (default 1, 2, …); ``clocks`` puts clock times under the bars; ``tiered``
     (default: whether any request carries a summary) chooses 銘・窓 or 務めの命令・履歴 for the legend.
     A framework lays its request out its own way, so chapter 8 passes ``classify``
-    (``FrameworkAgent.tiers``). Returns the table the bars were drawn from."""
-    table = tier_table(requests, classify)
+    (``FrameworkAgent.tiers``). ``tool_results`` stacks the tool messages as a tier of their own and
+    counts the ``tools`` definitions with the question (chapter 9). Returns the table the bars were drawn from."""
+    table = tier_table(requests, classify, tool_results=tool_results, tools=tools)
     if calls is not None:
         table.index = pd.Index(list(calls), name=table.index.name)
     return plot_tier_stacks(ax, table, limit, refused, title, legend, reserve=reserve, clocks=clocks, tiered=tiered)
@@ -223,12 +250,14 @@ def plot_tier_stacks(
     tiered: bool | None = None,
 ) -> pd.DataFrame:
     """The same stacked bars from tokens already split by tier: one row per call (indexed by call
-    number), one column per tier in ``TIERS`` order (a framework's request, split its own way)."""
-    table = table.set_axis(list(TIERS), axis=1) if list(table.columns)[:4] != list(TIERS) else table.copy()
-    table["合計"] = table[list(TIERS)].sum(axis=1)
+    number), one column per tier in ``TIERS`` order (a framework's request, split its own way), or
+    in ``TOOL_STACK`` order when it has a ``tool`` column."""
+    order = TOOL_STACK if TOOL_TIER in table.columns else TIERS
+    table = table.set_axis(list(TIERS), axis=1) if list(table.columns)[:len(order)] != list(order) else table.copy()
+    table["合計"] = table[list(order)].sum(axis=1)
     numbers = table.index.to_numpy()
     bottom = pd.Series(0, index=table.index)
-    for tier in TIERS:
+    for tier in order:
         draw_bars(ax, numbers, table[tier], bottom, PALETTE[tier])
         bottom = bottom + table[tier]
     extra = []
@@ -249,7 +278,7 @@ def plot_tier_stacks(
     if title:
         ax.set_title(title)
     if legend:
-        present = [tier for tier in TIERS if table[tier].any()]
+        present = [tier for tier in order if table[tier].any()]
         tiered = bool(table["summary"].any()) if tiered is None else tiered
         tier_legend(ax, present, extra, tiered=tiered, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return table
@@ -434,3 +463,41 @@ def plot_three_tiers(ax: plt.Axes, exchanges: int = 7, window: int = 4) -> None:
     _arrow(ax, (0.68, 0.675), (0.733, 0.675), blue)
     _note(ax, 0.52, 0.15, "束ねが空なら省く", blue)
     ax.set_title("三つの置き場：銘は流れの外、窓は滑り、こぼれた分は束ねへ", fontsize=12)
+
+
+RESPONSE_TIER_COLORS = {"instructions": PALETTE["mission"], "compaction": PALETTE["summary"], "user": PALETTE["window"],
+                        "other": "#abebc6", "question": PALETTE["question"]}
+RESPONSE_TIER_LABELS = {"instructions": "銘（instructions・developer の入力）", "compaction": "束ね（圧縮アイテム）",
+                        "user": "窓：user メッセージ", "other": "窓：そのほかのアイテム（返答など）", "question": "今の問い"}
+
+
+def plot_response_stacks(ax: plt.Axes, table: pd.DataFrame, limit: int, refused: Sequence[bool] | None = None,
+                         title: str | None = None, *, reserve: int | None = None,
+                         clocks: Sequence[str] | None = None) -> None:
+    """A Responses API night as the same stacks (chapter 10): ``table`` has one column per tier of
+    ``lab.responses_night.RESPONSE_TIERS``, one row per call; instructions are 銘, the compaction item
+    束ね, the user messages and the other items the two shades of 窓."""
+    tiers = list(RESPONSE_TIER_COLORS)
+    numbers = table.index.to_numpy()
+    bottom = pd.Series(0, index=table.index)
+    for tier in tiers:
+        draw_bars(ax, numbers, table[tier], bottom, RESPONSE_TIER_COLORS[tier])
+        bottom = bottom + table[tier]
+    total = table[tiers].sum(axis=1)
+    handles = [Patch(color=RESPONSE_TIER_COLORS[t], label=RESPONSE_TIER_LABELS[t]) for t in reversed(tiers) if table[t].any()]
+    if refused is not None and any(refused):
+        over = [call for call, was_refused in zip(numbers, refused) if was_refused]
+        ax.bar(over, total.loc[over], width=0.85, fill=False, hatch="xx", edgecolor=PALETTE["limit"], linewidth=0)
+        handles.append(Patch(facecolor="none", hatch="xx", edgecolor=PALETTE["limit"], label="拒まれたリクエスト"))
+    draw_limit(ax, limit)
+    handles.append(ax.get_legend_handles_labels()[0][-1])
+    if reserve:
+        draw_reserve(ax, limit, reserve)
+        handles.append(ax.get_legend_handles_labels()[0][-1])
+    ax.set_xlim(numbers[0] - 0.7, numbers[-1] + 0.7)
+    ax.set_ylim(0, max(limit, int(total.max())) * 1.15)
+    label_calls(ax, numbers, clocks)
+    ax.set_ylabel("入力のトークン数")
+    if title:
+        ax.set_title(title)
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
