@@ -6,6 +6,8 @@ each design change it:
 - the request of each call as a stack of tiers (mission / summary / window / question) against the
   context limit (``plot_request_stacks``; ``plot_tier_stacks`` when the tiers are already counted);
   with ``tool_results=True`` the ``tool`` messages are a tier of their own (chapter 9);
+  a Responses API night's input as the same stack, instructions / compaction item / user messages /
+  other items / question (``plot_response_stacks``, chapter 10);
 - the messages of one request laid end to end, e.g. just before and just after a compaction
   (``plot_request_blocks``);
 - where each answer came from: which tiers of its request the reply drew on, read from the
@@ -491,8 +493,8 @@ def plot_response_stacks(ax: plt.Axes, table: pd.DataFrame, limit: int, refused:
         handles.append(Patch(facecolor="none", hatch="xx", edgecolor=PALETTE["limit"], label="拒まれたリクエスト"))
     draw_limit(ax, limit)
     handles.append(ax.get_legend_handles_labels()[0][-1])
-    if reserve:
-        draw_reserve(ax, limit, reserve)
+    if reserve:  # what truncation="auto" sets aside for the output before it drops items
+        draw_reserve(ax, limit, reserve, label=f"出力の上限のぶん（{reserve:,} トークン）")
         handles.append(ax.get_legend_handles_labels()[0][-1])
     ax.set_xlim(numbers[0] - 0.7, numbers[-1] + 0.7)
     ax.set_ylim(0, max(limit, int(total.max())) * 1.15)
