@@ -42,7 +42,7 @@ def test_the_solution_report_shows_what_was_judged(name, item):
     if name in ("ex3_three_line_summary.ipynb", "ex5_oversized_exchange.ipynb", "ex6_your_night.ipynb"):
         assert "06:00 の朝の報告（代役の返答そのまま）" in text and "六時のご報告です" in text
     if name == "ex4_choose_policy.ipynb":
-        assert "リクエストの大きさ（代役の記録" in text
+        assert "リクエストの大きさ（代役の記録。判定した" in text and "┆ ▶ " in text
 
 
 def test_a_failed_morning_shows_the_report_and_the_summary_the_standin_read():

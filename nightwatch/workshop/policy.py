@@ -144,10 +144,13 @@ def forgotten(plans: list[tuple[MemoryPolicy, int, int]], over: tuple[MemoryPoli
 
 
 def requests_shown(name: str, requests: list) -> Judged:
-    """The request sizes the stand-in saw on one night: the last few, with what each carried."""
-    shown = list(enumerate(requests, start=1))[-8:]
-    return Judged(f"{name}: リクエストの大きさ（代役の記録。最後の {len(shown)} 回）",
-                  "\n".join(breakdown(number, request) for number, request in shown))
+    """The request sizes the stand-in saw on one night around the one judged (the largest, or the one
+    refused): the five before it, it, and the two after, with what each carried."""
+    peak = max(range(len(requests)), key=lambda n: requests[n].prompt_tokens)
+    shown = list(enumerate(requests, start=1))[max(peak - 5, 0): peak + 3]
+    return Judged(f"{name}: リクエストの大きさ（代役の記録。判定した {peak + 1}回目とその前後）",
+                  "\n".join(("▶ " if number == peak + 1 else "  ") + breakdown(number, request)
+                            for number, request in shown))
 
 
 def breakdown(number: int, request) -> str:
