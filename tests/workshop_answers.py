@@ -376,3 +376,18 @@ WRONG += [
     Answer("ex4_choose_policy.ipynb", "forgets the reserve and the summary", ex4_forgetting("reserve", "summary"), 1,
            ("トークン超過",), "束ねの一通 summary_message の分を引き忘れていませんか（この上限では 300 トークン）"),
 ]
+
+# More pairs of mistakes at once, each item with the hint for its own mistake.
+WRONG += [
+    Answer("ex2_pin_mission.ipynb", "the story's line with its 12 written in (mission lost, count fixed)", """
+def pin_and_trim(history, keep_last):
+    return history[-12:]
+""", 1, ("keep_last=7: 会話を 12 件残しました（7 件のはず）",), "12 を直接書いていませんか"),
+    Answer("ex2_pin_mission.ipynb", "the story's line with its 12 written in: the mission's item", """
+def pin_and_trim(history, keep_last):
+    return history[-12:]
+""", 0, ("銘がどこにもありません",), "history[0] が銘です"),
+    Answer("ex3_three_line_summary.ipynb", "handovers and the routine count both listed as incidents",
+           HANDOVER_AS_INCIDENT.replace('f"・いつもの：{count}件"]', 'f"巡回：{count}回とも異常なし"]'), 4,
+           ("出来事でないもの", "の申し送り）", "のいつものこと）"), "の申し送り"),
+]

@@ -103,26 +103,40 @@ def not_an_incident(item: str, lines: list[tuple[str, str, str]]) -> tuple[str, 
     return max(groups[name], key=lambda line: coverage(item, line[2]))
 
 
-def lesson_line(log: NightLog, name: str) -> tuple[str, str]:
+def lesson_line(log: NightLog, name: str) -> tuple[str, list[tuple[str, str]]]:
     """Evidence for item 5: nothing in the report that the night did not have, or that is not an
-    incident (a handover, a routine line, a count); and the hint naming the first such line."""
+    incident (a handover, a routine line, a count); and each such line, for the hint."""
     reply = log.calls[-1].reply or ""
     phantoms = [f"『{word}』" for word in absent_words(log.night) if word in reply]
     if phantoms:
-        return mark(False, name, f"この夜に無かった{'・'.join(phantoms)}が朝の報告に入っています"), ""
+        return mark(False, name, f"この夜に無かった{'・'.join(phantoms)}が朝の報告に入っています"), []
     lines = lines_by_kind(log)
     wrong = [(item, line) for item in reported_from_summary(log.calls[-1])
              if (line := not_an_incident(item, lines)) is not None]
     if not wrong:
-        return mark(True, name, "報告にあるのはこの夜の出来事だけ"), ""
+        return mark(True, name, "報告にあるのはこの夜の出来事だけ"), []
     told = "・".join(f"『{short(item, 30)}』（{line[1]} の{KINDS[line[0]]}）" for item, line in wrong[:3])
-    item, (kind, clock, text) = wrong[0]
-    source = "" if short(text, 40) == short(item, 40) else f"『{short(text, 40)}』"
-    hint = (f"報告に、出来事でない行が出来事として上がっています。たとえば『{short(item, 40)}』は、{clock} の{KINDS[kind]}"
-            f"{source}です。束ねの中で出来事として読まれる行（「出来事:」の行や見出しのない行）には、"
+    examples = []
+    for item, (kind, clock, text) in wrong:
+        source = "" if short(text, 40) == short(item, 40) else f"『{short(text, 40)}』"
+        examples.append((kind, f"『{short(item, 40)}』は {night_name(name)}の {clock} の{KINDS[kind]}{source}"))
+    return mark(False, name, f"束ねから朝の報告に、出来事でないものが {len(wrong)} 件上がっています: {told}"), examples
+
+
+def night_name(where: str) -> str:
+    return where.split("・")[0]
+
+
+def lesson_hint(examples: list[tuple[str, str]]) -> str:
+    """The hint for item 5 naming the lines: one example of each kind (handover, routine, question),
+    the first the nights showed."""
+    first = {}
+    for kind, example in examples:
+        first.setdefault(kind, example)
+    return (f"報告に、出来事でない行が出来事として上がっています。たとえば{'、'.join(first.values())}です。"
+            "束ねの中で出来事として読まれる行（「出来事:」の行や見出しのない行）には、"
             "その夜に一度だけ起きた、予告のないことだけを入れましょう。申し送りは「申し送り:」の行に、"
-            "巡回や予告された出入りは件数に畳んで「いつもの:」の行に置きます。")
-    return mark(False, name, f"束ねから朝の報告に、出来事でないものが {len(wrong)} 件上がっています: {told}"), hint
+            "巡回や予告された出入りは件数に畳んで「いつもの:」の行に置きます。") if first else ""
 
 
 def contract_lines(name: str, calls: list) -> tuple[str, str, str]:
@@ -160,7 +174,7 @@ def check_summarizer(summarize) -> CheckReport:
     """Check a summarizer ``summarize(summary, overflow) -> str`` on unseen nights."""
     evidence: list[list[str]] = [[] for _ in ITEMS]
     shown: list = [[] for _ in ITEMS]
-    lesson_hint = ""
+    examples: list[tuple[str, str]] = []
     for seed, kinds, errands, handovers in NIGHTS:
         night = unseen_night(seed, kinds=kinds, errands_per_hour=errands, handovers=handovers)
         probe = SummarizerProbe(summarize)
@@ -169,11 +183,11 @@ def check_summarizer(summarize) -> CheckReport:
                       before_turn=lambda turn: setattr(probe, "turn", turn))
         name = f"{night.name}・{len(night.turns)}往復"
         morning = morning_line(log, name)
-        clean, hint = lesson_line(log, name) if log.survived else (morning, "")
-        lesson_hint = lesson_hint or hint
+        clean, found = lesson_line(log, name) if log.survived else (morning, [])
+        examples += found
         for lines, line in zip(evidence, (*contract_lines(name, probe.calls), morning, clean)):
             lines.append(line)
         judged = morning_shown(log, name)
         shown[3 if not morning.startswith("✓") or clean.startswith("✓") else 4] += judged
-    items = [*ITEMS[:4], (ITEMS[4][0], lesson_hint or ITEMS[4][1])]
+    items = [*ITEMS[:4], (ITEMS[4][0], lesson_hint(examples) or ITEMS[4][1])]
     return verdict(EXERCISE, items, evidence, follows=FOLLOWS, judged=shown)
