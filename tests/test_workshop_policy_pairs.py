@@ -6,9 +6,11 @@ A file of its own beside test_workshop_policy.py, so ``--dist loadfile`` runs th
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import pytest
 
-from nightwatch.nights import celebration_eve
+from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_message_tokens, count_text_tokens
 from nightwatch.workshop import policy
 from workshop_answers import OTHER_ROUTES, WRONG, Answer
@@ -60,3 +62,22 @@ def test_the_policy_check_reaches_the_worst_case_it_promises():
 def test_an_honest_answer_by_another_route_passes(answer: Answer):
     """After the worst-case test above: the solution's worst nights it played are reused here."""
     passes(answer)
+
+
+@pytest.mark.parametrize("forgot", [names for count in range(len(policy.TERMS) + 1)
+                                    for names in combinations(policy.TERMS, count)], ids=lambda names: "+".join(names) or "none")
+def test_every_set_of_forgotten_terms_is_told_apart(forgot):
+    """Without playing a night: a plan that leaves out exactly these terms, at every budget, is
+    diagnosed as leaving out exactly these (the budget formula lives here, in the tests, not in the check)."""
+    mission = count_message_tokens([{"role": "system", "content": MISSION}]) - REPLY_PRIMER_TOKENS
+    share = policy.framing_share()
+
+    def plan(context_window, reply_reserve):
+        room = context_window - (0 if "reserve" in forgot else reply_reserve)
+        fixed = mission + (0 if "summary" in forgot else policy.SCRIPT_PROMISES["summary_message"])
+        budget = room - fixed - policy.SCRIPT_PROMISES["question_message"] - (0 if "primer" in forgot else REPLY_PRIMER_TOKENS)
+        threshold = int(budget if "framing" in forgot else budget / (1 + share))
+        return policy.MemoryPolicy(window_size=2, token_threshold=threshold)
+
+    plans = [(plan(cw, rr), cw, rr) for cw, rr in [policy.EXAMPLE, *policy.UNSEEN]]
+    assert set(policy.missing_terms(plans)) == set(forgot)
