@@ -70,21 +70,21 @@ def choose_policy(context_window, reply_reserve):
     fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
     threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "+ 返答の予約 512", "上限 1,280・返答の予約 128"), "reply_reserve を引き忘れていませんか"),
+""", 1, ("トークン超過", "+ 返答の予約 512", "上限 1,280・返答の予約 128"), "返答の予約 reply_reserve の分を引き忘れていませんか（この上限では 256 トークン）"),
     Answer("ex4_choose_policy.ipynb", "forgets the per-exchange framing", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
     fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
     threshold = room - fixed - REPLY_PRIMER_TOKENS
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "窓 29 往復"), "区切りのトークンが乗ります"),
+""", 1, ("トークン超過", "窓 29 往復"), "窓の往復ごとに乗る区切り"),
     Answer("ex4_choose_policy.ipynb", "forgets the summary's size", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
     fixed = mission_message + SCRIPT_PROMISES["question_message"]
     threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "束ね 255"), "summary_message"),
+""", 1, ("トークン超過", "束ね 255"), "束ねの一通 summary_message の分を引き忘れていませんか（この上限では 300 トークン）"),
     Answer("ex4_choose_policy.ipynb", "the story's window of twelve", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
@@ -242,21 +242,21 @@ HINTS_OF_WRONG = {  # the existing rows of the table: (notebook, label) -> the h
     ("ex1_predict_crash.ipynb", "rounds up instead of down"): "ちょうど上限のリクエストは通ります",
     ("ex1_predict_crash.ipynb", "forgets a limit below the first request"): "1回目のリクエストがもう上限を超えていたら",
     ("ex2_pin_mission.ipynb", "the story's one line"): "history[0] が銘です",
-    ("ex2_pin_mission.ipynb", "pins the mission on top of history[-keep_last:]"): "二重になりません",
+    ("ex2_pin_mission.ipynb", "pins the mission on top of history[-keep_last:]"): "後ろから取った範囲に銘そのもの",
     ("ex2_pin_mission.ipynb", "keeps everything so the mission survives"): "第1幕と同じく",
     ("ex3_three_line_summary.ipynb", "strings every exchange on"): "伸び続けます",
     ("ex3_three_line_summary.ipynb", "keeps only the newest three lines"): "「出来事:」の行",
     ("ex3_three_line_summary.ipynb", "keeps every line's opening words, routine and events alike"): "一文まるごと",
     ("ex4_choose_policy.ipynb", "summarizes far too early"): "締めすぎると",
     ("ex5_oversized_exchange.ipynb", "leaves everything as it is"): "長い往復が窓に居座ると",
-    ("ex5_oversized_exchange.ipynb", "cuts by characters"): "「。」で文に分け",
+    ("ex5_oversized_exchange.ipynb", "cuts by characters"): "何文目のどこで切れたか",
     ("ex5_oversized_exchange.ipynb", "cuts the joined exchange and loses the reply"): "削るのは長くなりがちな問いの側だけ",
     ("ex5_oversized_exchange.ipynb", "shortens every exchange"): "何もせずに返しましょう",
     ("ex1_predict_crash.ipynb", "the example's call number"): "例の数を直接書かずに",
-    ("ex2_pin_mission.ipynb", "the story's 12 written in"): "12 を直接書かず",
+    ("ex2_pin_mission.ipynb", "the story's 12 written in"): "12 を直接書いていませんか",
     ("ex3_three_line_summary.ipynb", "the celebration eve's incidents copied"): "渡された summary と overflow にある言葉だけ",
     ("ex4_choose_policy.ipynb", "the example window's policy"): "window_size",
-    ("ex5_oversized_exchange.ipynb", "only the example's long delivery"): "count_text_tokens で数えながら",
+    ("ex5_oversized_exchange.ipynb", "only the example's long delivery"): "トークンで数えて確かめましょう",
 }
 WRONG = [answer if answer.hint else replace(answer, hint=HINTS_OF_WRONG[answer.notebook, answer.label]) for answer in WRONG]
 HARDCODED = [replace(answer, hint=HINTS_OF_WRONG[answer.notebook, answer.label]) for answer in HARDCODED]
@@ -286,4 +286,108 @@ def choose_policy(context_window, reply_reserve):
     assert max(request.prompt_tokens for request in standin.requests) + reply_reserve <= context_window
     return policy
 """, -1, ()),
+]
+
+# The participant's trial, second round (issue: checks that show what they judged). Exercise 3 in the
+# style people type: full-width colons, ' | ' joins, a bullet before each line; and the lesson's own
+# mistakes: a handover or a routine count reported as an incident.
+EX3_TYPED = r'''
+import re
+
+
+def words(text):
+    return set(re.findall(r"[一-龥ァ-ヶー]{2,}", text))
+
+
+def summarize(summary, overflow):
+    notes, events, count = [], [], 0
+    for line in summary.splitlines():
+        label, _, body = line.lstrip("・ ").partition("：")
+        items = [item for item in body.split(" | ") if item]
+        if label == "申し送り":
+            notes = items
+        elif label == "出来事":
+            events = items
+        elif label == "いつもの":
+            count = int(body.removesuffix("件"))
+    for exchange in overflow:
+        text = exchange.user_text
+        if text.startswith("申し送り"):
+            notes += [s + "。" for s in text.partition(":")[2].split("。") if s.strip()]
+            continue
+        known = set().union(*map(words, notes)) if notes else set()
+        own = words(text)
+        if text.startswith("（") or text.endswith("か。") or text in events or (own and len(own & known) >= len(own) / 2):
+            count += 1
+        else:
+            events = [*events, text][-4:]
+    lines = [f"・申し送り：{' | '.join(notes)}" if notes else "", f"・出来事：{' | '.join(events)}" if events else "",
+             f"・いつもの：{count}件"]
+    return "\n".join(line for line in lines if line)
+'''
+OTHER_ROUTES += [
+    Answer("ex3_three_line_summary.ipynb", "typed with full-width colons, ' | ' joins and bullets", EX3_TYPED, -1, ()),
+    Answer("ex5_oversized_exchange.ipynb", "drops sentences from the end until it fits", """
+def shrink_exchange(user_text, watchman_reply, max_tokens):
+    if count_text_tokens(user_text) + count_text_tokens(watchman_reply) <= max_tokens:
+        return user_text, watchman_reply
+    sentences = [s + "。" for s in user_text.split("。") if s]
+    for keep in range(len(sentences) - 1, 0, -1):
+        shortened = "".join(sentences[:keep]) + f"（{len(sentences) - keep}文略）"
+        if count_text_tokens(shortened) + count_text_tokens(watchman_reply) <= max_tokens:
+            return shortened, watchman_reply
+    return sentences[0] + "（略）", watchman_reply
+""", -1, ()),
+]
+HANDOVER_AS_INCIDENT = EX3_TYPED.replace(
+    '            continue\n',
+    '            events = [*events, text.partition(":")[2].strip()][-4:]\n            continue\n', 1)
+COUNT_AS_INCIDENT = EX3_TYPED.replace('f"・いつもの：{count}件"]', 'f"巡回：{count}回とも異常なし"]')
+assert HANDOVER_AS_INCIDENT != EX3_TYPED and COUNT_AS_INCIDENT != EX3_TYPED
+WRONG += [
+    Answer("ex3_three_line_summary.ipynb", "lists the dusk handovers as incidents", HANDOVER_AS_INCIDENT, 4,
+           ("出来事でないもの", "の申し送り）"), "の申し送り"),
+    Answer("ex3_three_line_summary.ipynb", "writes the routine count on an unlabelled line", COUNT_AS_INCIDENT, 4,
+           ("出来事でないもの", "のいつものこと）"), "のいつものこと"),
+]
+
+# Exercise 4: terms forgotten two at a time; the hint names the larger one, with its size.
+EX4_TEMPLATE = """
+def choose_policy(context_window, reply_reserve):
+    room = context_window - {reserve}
+    fixed = mission_message + {summary} + SCRIPT_PROMISES["question_message"]
+    window_budget = room - fixed - {primer}
+    threshold = int(window_budget / {framing})
+    return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
+"""
+RIGHT = {"reserve": "reply_reserve", "summary": 'SCRIPT_PROMISES["summary_message"]', "primer": "REPLY_PRIMER_TOKENS",
+         "framing": "(1 + framing_share)"}
+
+
+def ex4_forgetting(*terms: str) -> str:
+    return EX4_TEMPLATE.format(**{**RIGHT, **{term: "1" if term == "framing" else "0" for term in terms}})
+
+
+WRONG += [
+    Answer("ex4_choose_policy.ipynb", "forgets the reserve and the primer", ex4_forgetting("reserve", "primer"), 1,
+           ("トークン超過",), "返答の予約 reply_reserve の分を引き忘れていませんか（この上限では 256 トークン）"),
+    Answer("ex4_choose_policy.ipynb", "forgets the framing and the summary", ex4_forgetting("framing", "summary"), 1,
+           ("トークン超過",), "窓の往復ごとに乗る区切り"),
+    Answer("ex4_choose_policy.ipynb", "forgets the reserve and the summary", ex4_forgetting("reserve", "summary"), 1,
+           ("トークン超過",), "束ねの一通 summary_message の分を引き忘れていませんか（この上限では 300 トークン）"),
+]
+
+# More pairs of mistakes at once, each item with the hint for its own mistake.
+WRONG += [
+    Answer("ex2_pin_mission.ipynb", "the story's line with its 12 written in (mission lost, count fixed)", """
+def pin_and_trim(history, keep_last):
+    return history[-12:]
+""", 1, ("keep_last=7: 会話を 12 件残しました（7 件のはず）",), "12 を直接書いていませんか"),
+    Answer("ex2_pin_mission.ipynb", "the story's line with its 12 written in: the mission's item", """
+def pin_and_trim(history, keep_last):
+    return history[-12:]
+""", 0, ("銘がどこにもありません",), "history[0] が銘です"),
+    Answer("ex3_three_line_summary.ipynb", "handovers and the routine count both listed as incidents",
+           HANDOVER_AS_INCIDENT.replace('f"・いつもの：{count}件"]', 'f"巡回：{count}回とも異常なし"]'), 4,
+           ("出来事でないもの", "の申し送り）", "のいつものこと）"), "の申し送り"),
 ]

@@ -78,6 +78,47 @@ def checked(name: str, answer_source: str) -> CheckReport:
     return run_check(name, answer_source)
 
 
+def judged_as_in_the_table(answer) -> None:
+    """The answer's check fails on the item the table names, with the evidence and the hint it lists;
+    no message or hint accuses the participant of copying."""
+    report = checked(answer.notebook, answer.source)
+    assert report.status == "failed", str(report)
+    item = report.items[answer.item]
+    assert not item.passed, str(report)
+    evidence = "\n".join(item.evidence)
+    for words in answer.evidence:
+        assert words in evidence, f"{words!r} not in the evidence of {item.title!r}:\n{evidence}"
+    assert item.hint and answer.hint in item.hint, item.hint
+    for accusation in ("写", "解答例", "自分で書いた"):
+        assert accusation not in report.message and all(accusation not in i.hint for i in report.items)
+
+
+def answer_id(answer) -> str:
+    return f"{answer.notebook[:3]}-{answer.label}"
+
+
+def passes(answer) -> None:
+    """An honest answer's check passes every item."""
+    report = checked(answer.notebook, answer.source)
+    assert report.passed, str(report)
+
+
+def table_tests(wrong: list, honest: list) -> tuple:
+    """The two tests of an answer table, for the file that holds those answers: each wrong answer is
+    judged as its row says; each honest answer passes."""
+    import pytest
+
+    @pytest.mark.parametrize("answer", wrong, ids=answer_id)
+    def test_a_wrong_or_hardcoded_answer_fails_with_the_reason(answer):
+        judged_as_in_the_table(answer)
+
+    @pytest.mark.parametrize("answer", honest, ids=answer_id)
+    def test_an_honest_answer_by_another_route_passes(answer):
+        passes(answer)
+
+    return test_a_wrong_or_hardcoded_answer_fails_with_the_reason, test_an_honest_answer_by_another_route_passes
+
+
 def solution_answer(name: str) -> dict:
     """The exercise notebook's namespace with the worked solution's answer cell run in it."""
     namespace = copy.copy(prepared(name))

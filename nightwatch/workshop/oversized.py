@@ -20,7 +20,7 @@ from nightwatch.standin import ThreeLineSummarizer
 from nightwatch.tokens import count_text_tokens
 from nightwatch.workshop.harness import ParticipantError, exercise_check
 from nightwatch.workshop.report import CheckReport, condensed, mark, short, verdict
-from nightwatch.workshop.stage import morning_line, perform, unseen_night
+from nightwatch.workshop.stage import morning_line, morning_shown, perform, unseen_night
 
 EXERCISE = "演習5「閾値より大きい一往復」"
 POLICY = MemoryPolicy(window_size=4, token_threshold=400)
@@ -29,11 +29,13 @@ ITEMS = [  # (what is checked, the hint when it fails)
     ("max_tokens に収まる往復には手を触れない（ちょうど max_tokens も含む）",
      "まず往復のトークン数（問い + 返答）を数え、max_tokens 以下なら何もせずに返しましょう。「以下」です。"),
     ("収まらない往復は、問いと返答を合わせて max_tokens 以内に縮める（トークンで数える）",
-     "日本語は 1 文字 = 1 トークンではありません。count_text_tokens で数えながら、文を一つずつ足していきましょう。"),
+     "縮めたあとも max_tokens を超えています。根拠の行の文字数とトークン数を見比べてください。日本語は 1 文字 = 1 トークン"
+     "ではありません。大きさは文字数ではなく、トークンで数えて確かめましょう。"),
     ("ヴェスパーの返答は一字も変えない",
      "返答は短く、ヴェスパーが何をしたかの記録です。削るのは長くなりがちな問いの側だけにしましょう。"),
     ("問いは先頭の一文を残し、文の途中で切らず、省いたことを「略」の字で示す",
-     "問いを「。」で文に分け、先頭から入るだけ残して、最後に「（以下N文略）」のような印を付けましょう。"),
+     "問いの切り口を見直しましょう。根拠の行に、先頭の一文が残ったか、何文目のどこで切れたか、「略」の印があるかが出ています。"
+     "切るなら文の切れ目で。黙って捨てず、省いたことが読む人に分かるように。"),
     ("一晩を通して: 往復を入れるたびに、窓が閾値の下に収まる（束ねが効く）",
      "長い往復が窓に居座ると、束ねても窓が閾値を下回りません（押し出せるのは古い往復だけです）。"
      "どの往復も max_tokens 以下にしてから add_exchange に渡しましょう。"),
@@ -169,8 +171,8 @@ class ShrinkingNightWatchAgent(after.NightWatchAgent):
         return answer
 
 
-def night_lines(shrink, night: Night) -> tuple[str, str]:
-    """Evidence for items 5 and 6 from one long night."""
+def night_lines(shrink, night: Night) -> tuple[str, str, tuple]:
+    """Evidence for items 5 and 6 from one long night, and what item 6 judged (the morning report)."""
     log = perform(night, lambda client: ShrinkingNightWatchAgent("ヴェスパー", ConversationMemory(
         MISSION, POLICY, count_text_tokens, ThreeLineSummarizer()), shrink, client=client), CONTEXT_LIMIT)
     over = [call for call in log.calls if call.window_tokens > POLICY.token_threshold]
@@ -182,7 +184,7 @@ def night_lines(shrink, night: Night) -> tuple[str, str]:
     else:
         window = mark(True, night.name, f"束ね {sum(call.compacted for call in log.calls)} 回、"
                       f"どの往復のあとも窓は閾値 {POLICY.token_threshold} 以下")
-    return window, morning_line(log, night.name)
+    return window, morning_line(log, night.name), morning_shown(log, night.name)
 
 
 @exercise_check(
@@ -193,7 +195,7 @@ def check_shrink_exchange(shrink_exchange) -> CheckReport:
     """Check ``shrink_exchange(user_text, watchman_reply, max_tokens) -> (user_text, watchman_reply)``."""
     nights = unseen_long_nights()
     units = unit_lines(shrink_exchange, nights)
-    windows, mornings = zip(*(night_lines(shrink_exchange, night) for night in nights))
+    windows, mornings, shown = zip(*(night_lines(shrink_exchange, night) for night in nights))
     all_ok = ("収まる往復はそのまま", "max_tokens 以内に縮んだ", "返答はそのまま", "先頭の文を残し、「略」の印つき")
     evidence = [*(condensed(lines, ok) for lines, ok in zip(units, all_ok)), windows, mornings]
-    return verdict(EXERCISE, ITEMS, evidence, follows=FOLLOWS)
+    return verdict(EXERCISE, ITEMS, evidence, follows=FOLLOWS, judged=[(), (), (), (), (), sum(shown, ())])

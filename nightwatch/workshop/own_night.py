@@ -15,9 +15,10 @@ import math
 from nightwatch.lab.compare import make_agent
 from nightwatch.memory import MemoryPolicy
 from nightwatch.nights import MISSION, Incident, Night, Turn
+from nightwatch.standin.reader.words import content_lemmas
 from nightwatch.workshop.harness import exercise_check
 from nightwatch.workshop.report import CheckReport, mark, not_yet, short, verdict
-from nightwatch.workshop.stage import NightLog, morning_line, perform
+from nightwatch.workshop.stage import NightLog, morning_line, morning_shown, perform, reply_shown
 
 EXERCISE = "演習6「あなたの夜番」"
 POLICY = MemoryPolicy(window_size=3, token_threshold=300)
@@ -33,7 +34,7 @@ ITEMS = [  # (what is checked, the hint when it fails)
     ("三層（銘・束ね・窓）は、試しの一言で務めに基づいて応える",
      "試しの一言は、銘の務めが禁じていること・求めていることに触れる頼みにしましょう"
      "（例: 務めに『〜は朝まで誰にも開けないこと』とあれば『〜を開けてください』）。"
-     "務めは「一、〜すること」「1. Never ...」のように、箇条ごとに書きます。"),
+     "務めの文と試しの一言で同じ言葉（物の名前と、してはいけない動作）を使うと、代役が二つを結びつけられます。"),
     ("三層の朝の報告に、あなたの夜の出来事がそろう",
      "最後の一言で報告を頼み（例: 『朝です。夜のあいだのことを報告してください。』）、key_facts には"
      "出来事の文にそのまま出てくる語を選びましょう。見回りの決まり文句と似すぎた文は、いつものことと読まれます。"),
@@ -134,6 +135,16 @@ def three_tier_line(log: NightLog) -> str:
                 + (f"は、銘の務め『{duty}』に基づいています" if duty else "。銘のどの務めにも基づいていません"))
 
 
+def words_to_share(ask: str, rule: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(shared, missing): the content words (lemmas) the ask shares with a duty clause, and the
+    clause's words the ask lacks, by the reader's own public word analysis (``content_lemmas``).
+
+    A seam, not yet a hint: the hint that names the words an ask needed waits for the reader's
+    record of why a turn did not link to a duty (the reading-contract issue); it will build on this."""
+    asked, ruled = content_lemmas(ask), content_lemmas(rule)
+    return frozenset(asked & ruled), frozenset(ruled - asked)
+
+
 def refusal(night, mission) -> str | None:
     """Why the answer cannot be played at all: not a Night, or no mission of the participant's own."""
     if not isinstance(night, Night):
@@ -173,7 +184,9 @@ def check_my_night(my_night, mission: str = "") -> CheckReport:
              f" {STEP} 単位で切り上げ"]
     if trimmed.survived:  # what history[-12:] lost by the morning, for the discussion
         notes.append(morning_line(trimmed, "一行の手当て", mission)[2:])
-    return verdict(EXERCISE, ITEMS, evidence, notes)
+    judged = [(), reply_shown(test_call(trimmed), "一行の手当て: 試しの一言への返答（代役の返答そのまま）"),
+              reply_shown(test_call(tiers), "三層: 試しの一言への返答（代役の返答そのまま）"), morning_shown(tiers, "三層", mission)]
+    return verdict(EXERCISE, ITEMS, evidence, notes, judged=judged)
 
 
 __all__ = ["Incident", "Night", "Turn", "check_my_night"]

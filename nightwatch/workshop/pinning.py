@@ -2,7 +2,9 @@
 
 The participant writes ``pin_and_trim(history, keep_last)``: from ``[mission, user, assistant, ...,
 user]`` keep the mission first, exactly once, and the newest ``keep_last`` other messages in order.
-The check tries it on histories of many lengths and several ``keep_last``, then puts it inside act
+The check tries it on histories of many lengths and several ``keep_last``, judging the result by its
+properties (the mission first and once; the newest messages in order, as many as asked, the question
+last), never by building the expected list itself; then it puts it inside act
 2's agent on unseen nights: the mission must head every request, the request must stay small, and
 the watchman must still refuse the stage door (read from the stand-in's record). Ungraded, it shows
 that the morning report still misses what was trimmed away: pinning keeps the root, not the night.
@@ -15,16 +17,17 @@ from nightwatch.lab.compare import guarded_the_door
 from nightwatch.nights import MISSION
 from nightwatch.workshop.harness import ParticipantError, exercise_check
 from nightwatch.workshop.report import CheckReport, condensed, mark, short, verdict
-from nightwatch.workshop.stage import morning_line, perform, unseen_night
+from nightwatch.workshop.stage import morning_line, perform, reply_shown, unseen_night
 
 EXERCISE = "演習2「銘をピン留めして切り詰める」"
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
 ITEMS = [  # (what is checked, the hint when it fails)
     ("銘（務めの system メッセージ）が、いつも先頭にちょうど一つある",
-     "history[0] が銘です。短い history では history[-keep_last:] に銘そのものが含まれることも思い出してください。"
-     "銘は「それ以外」と分けて扱うと二重になりません。"),
+     "銘が欠けているか、二重になっています。history[0] が銘です。根拠の行の history の件数を見てください。"
+     "短い history では、後ろから取った範囲に銘そのものが入ることがあります。"),
     ("銘のほかに、直近 keep_last 件を順番どおり残す（今の問いが最後）",
-     "銘を除いた history[1:] から、後ろの keep_last 件を取りましょう。12 を直接書かず、引数の keep_last を使ってください。"),
+     "残した会話の件数か順番が、頼まれたものと違います。根拠の行で、keep_last と残した件数を見比べましょう。"
+     "数えるのは銘を除いた会話だけで、件数を決めるのは引数の keep_last です（12 を直接書いていませんか）。"),
     ("一晩じゅう、リクエストが keep_last + 1 件を超えて膨らまない",
      "銘を守るために切り詰めをやめると、第1幕と同じくリクエストが膨らみ続けます。"),
     ("楽屋口の試験で夜警のまま（扉を開けず、銘の禁止の務めを引いて断る）",
@@ -88,12 +91,15 @@ def unit_lines(trim, exchanges: int, keep_last: int) -> tuple[str, str]:
         problem = str(error)
     if problem:
         return (mark(False, case, problem),) * 2
-    expected, kept = history[1:][-keep_last:], [m for m in result if m != MISSION_MESSAGE]
+    kept, conversation = [m for m in result if m != MISSION_MESSAGE], len(history) - 1
+    wanted = min(keep_last, conversation)
+    newest = len(kept) <= conversation and all(kept[-back] == history[-back] for back in range(1, len(kept) + 1))
     recent = ("最後が今の問いではありません" if not kept or kept[-1] != history[-1] else
-              f"会話を {len(kept)} 件残しました（{len(expected)} 件のはず）" if len(kept) != len(expected) else
+              f"会話を {len(kept)} 件残しました（{wanted} 件のはず）" if len(kept) != wanted else
               f"件数は {len(kept)} 件で合っていますが、直近の会話と中身か順番が違います")
+    ok = newest and len(kept) == wanted
     return (mark(not mission_problem(result), case, mission_problem(result) or "先頭に銘が一つ"),
-            mark(kept == expected, case, f"会話 {len(kept)} 件を順番どおり" if kept == expected else recent))
+            mark(ok, case, f"会話 {len(kept)} 件を順番どおり" if ok else recent))
 
 
 def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last: int) -> tuple[str, ...]:
@@ -104,7 +110,7 @@ def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last
     where = f"{night.name}・keep_last={keep_last}"
     sent = [call for call in log.calls if call.messages]
     if not sent:
-        return (mark(False, where, log.stop),) * 3 + (f"{where}: {log.stop}",)
+        return (mark(False, where, log.stop),) * 3 + (f"{where}: {log.stop}", ())
     broken = next((call for call in sent if mission_problem(call.messages)), None)
     pinned = mark(broken is None, where, f"{broken.turn}回目のリクエストで{mission_problem(broken.messages)}" if broken
                   else f"{len(log.calls)} 回のリクエストすべてで先頭に銘が一つ")
@@ -120,7 +126,8 @@ def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last
                     else f"{night.watchman_test_clock} の楽屋口の試験まで届きませんでした")
     morning = morning_line(log, where)
     lost = "。銘は守れても、直近の外へ切り落とした夜は戻りません。それが第3幕の束ねの出番です。"
-    return pinned, size, watchman, morning[2:] + (lost if log.survived and morning.startswith("✗") else "")
+    door = reply_shown(test if reached else None, f"{where}: {night.watchman_test_clock} の楽屋口での返答（代役の返答そのまま）")
+    return pinned, size, watchman, morning[2:] + (lost if log.survived and morning.startswith("✗") else ""), door
 
 
 @exercise_check(
@@ -130,7 +137,7 @@ def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last
 def check_pinned_trim(pin_and_trim) -> CheckReport:
     """Check ``pin_and_trim(history, keep_last) -> list[dict]``."""
     unit_pinned, unit_recent = zip(*(unit_lines(pin_and_trim, *case) for case in UNIT_CASES))
-    pinned, size, watchman, notes = zip(*(night_lines(pin_and_trim, *run) for run in RUNS))
+    pinned, size, watchman, notes, doors = zip(*(night_lines(pin_and_trim, *run) for run in RUNS))
     evidence = [[*condensed(unit_pinned, "いろいろな長さの history で、先頭に銘が一つ"), *pinned],
                 condensed(unit_recent, "いろいろな長さの history と keep_last で、直近の会話を順番どおり"), size, watchman]
-    return verdict(EXERCISE, ITEMS, evidence, notes)
+    return verdict(EXERCISE, ITEMS, evidence, notes, judged=[(), (), (), sum(doors, ())])

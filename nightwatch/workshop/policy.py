@@ -6,9 +6,17 @@ each policy chosen the check plays a night that reaches the worst case the noteb
 so forgetting the reserve, the framing, the summary or the limit on ``window_size`` shows as a request
 that does not fit, with the numbers; the stand-in refuses that request, and the night ends there. A
 policy so tight that it folds with the room mostly empty fails too.
+
+When a request does not fit, the hint says which terms the plan left out. It does not work out a
+right threshold: it takes the participant's own threshold, adds up what that threshold lets into the
+worst request (its window and the window's framing, the mission, the largest summary and question,
+the primer, the reply reserve), and finds the set of terms whose sizes best account for the excess
+at every budget at once; the hint names the largest of them, with its size in tokens.
 """
 
 from __future__ import annotations
+
+from itertools import combinations
 
 import openai
 
@@ -18,7 +26,7 @@ from nightwatch.nights import CRAFT_ERRANDS, MISSION, Night, celebration_eve, mo
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.tokens import REPLY_PRIMER_TOKENS, count_text_tokens, message_tokens
 from nightwatch.workshop.harness import Budget, ParticipantError, exercise_check
-from nightwatch.workshop.report import CheckReport, describe_error, mark, verdict
+from nightwatch.workshop.report import CheckReport, Judged, describe_error, mark, verdict
 from nightwatch.workshop.stage import unseen_night
 
 EXERCISE = "演習4「窓の幅と閾値を予算から決める」"
@@ -76,25 +84,73 @@ def perform(policy: MemoryPolicy, night: Night | None, room: int = 10**6) -> tup
     return standin.requests, len(memory.compactions), None
 
 
-def forgotten(policy: MemoryPolicy, context_window: int, reply_reserve: int) -> str:
-    """The hint for a policy that does not fit: the one missing term that would explain its threshold."""
-    promised = SCRIPT_PROMISES
-    if policy.window_size * promised["exchange_max"] > policy.token_threshold:
-        return (f"window_size={policy.window_size} が大きすぎます。束ねの直後にも window_size 往復（一つ最大 exchange_max と"
-                "区切り）が窓に残り、閾値では押し出せません。window_size × exchange_max が token_threshold に収まるようにしましょう。")
-    framing = sum(message_tokens({"role": role, "content": ""}, count_text_tokens)
-                  for role in ("user", "assistant"))
-    share = framing / promised["exchange_min"]
-    fixed = message_tokens({"role": "system", "content": MISSION}, count_text_tokens) + REPLY_PRIMER_TOKENS
-    room = context_window - reply_reserve - fixed - promised["question_message"] - promised["summary_message"]
-    bounds = {  # the threshold each mistake would give, and what to say about it
-        (room + reply_reserve) / (1 + share): "reply_reserve を引き忘れていませんか。返答の予約は、配分の前に最初に取り分けます。",
-        room: "窓には本文のほかに、1 往復ごとに区切りのトークンが乗ります。閾値は 窓の予算 / (1 + framing_share) 以下にしましょう。",
-        (room + promised["summary_message"]) / (1 + share):
-            "束ねの一通（最大 summary_message）の分を引き忘れていませんか。束ねは夜が進むと満杯近くまで育ちます。",
-    }
-    near = [bound for bound in bounds if policy.token_threshold <= bound + 1]
-    return bounds[min(near)] if near else ITEMS[1][1]
+TERMS = {  # each term a plan must leave room for: its name in the hint, and its size (budget, threshold)
+    "reserve": "返答の予約 reply_reserve",
+    "framing": "窓の往復ごとに乗る区切り（閾値 × framing_share）",
+    "summary": "束ねの一通 summary_message",
+    "primer": "返答の書き出し REPLY_PRIMER_TOKENS",
+}
+MISSING_HINT = ("{largest} の分を引き忘れていませんか（この上限では {size} トークン）。{others}"
+                "リクエスト + 返答の予約が context_window に収まるように、配分の前にそれを取り分けましょう。")
+
+
+def framing_share() -> float:
+    """The framing an exchange carries, as a share of the shortest exchange's text (the worst case)."""
+    framing = sum(message_tokens({"role": role, "content": ""}, count_text_tokens) for role in ("user", "assistant"))
+    return framing / SCRIPT_PROMISES["exchange_min"]
+
+
+def term_sizes(reply_reserve: int, threshold: int) -> dict[str, float]:
+    return {"reserve": reply_reserve, "framing": threshold * framing_share(),
+            "summary": SCRIPT_PROMISES["summary_message"], "primer": REPLY_PRIMER_TOKENS}
+
+
+def excess(policy: MemoryPolicy, context_window: int, reply_reserve: int) -> float:
+    """How far the worst request this threshold lets in, plus the reserve, goes past the window."""
+    mission = message_tokens({"role": "system", "content": MISSION}, count_text_tokens)
+    wants = (sum(term_sizes(reply_reserve, policy.token_threshold).values()) + mission + policy.token_threshold
+             + SCRIPT_PROMISES["question_message"])
+    return wants - context_window
+
+
+def missing_terms(plans: list[tuple[MemoryPolicy, int, int]]) -> tuple[str, ...]:
+    """The set of terms whose sizes best account for every budget's excess at once (within a few
+    tokens each); () when no set does."""
+    best, error = (), float("inf")
+    for count in range(1, len(TERMS) + 1):
+        for names in combinations(TERMS, count):
+            miss = sum(abs(excess(policy, cw, rr) - sum(term_sizes(rr, policy.token_threshold)[n] for n in names))
+                       for policy, cw, rr in plans)
+            best, error = (names, miss) if miss < error else (best, error)
+    return best if error <= 2.5 * len(plans) else ()
+
+
+def forgotten(plans: list[tuple[MemoryPolicy, int, int]], over: tuple[MemoryPolicy, int, int]) -> str:
+    """The hint for a plan whose requests do not fit: a window too wide to fold, the largest term left
+    out (with its size at the budget ``over`` that overran), or the item's own hint."""
+    policy, _, reserve = over
+    wide = (f"window_size={policy.window_size} が大きすぎます。束ねの直後にも window_size 往復（一つ最大 exchange_max と"
+            "区切り）が窓に残り、閾値では押し出せません。window_size × exchange_max が token_threshold に収まるようにしましょう。"
+            if policy.window_size * SCRIPT_PROMISES["exchange_max"] > policy.token_threshold else "")
+    names = missing_terms(plans)
+    if not names:
+        return wide or ITEMS[1][1]
+    sizes = term_sizes(reserve, policy.token_threshold)
+    largest, *others = sorted(names, key=lambda name: -sizes[name])
+    also = ("ほかに " + "・".join(f"{TERMS[name]}（{sizes[name]:.0f} トークン）" for name in others) + "も足りません。"
+            if others else "")
+    return (wide + " " if wide else "") + MISSING_HINT.format(largest=TERMS[largest], size=f"{sizes[largest]:.0f}",
+                                                             others=also)
+
+
+def requests_shown(name: str, requests: list) -> Judged:
+    """The request sizes the stand-in saw on one night around the one judged (the largest, or the one
+    refused): the five before it, it, and the two after, with what each carried."""
+    peak = max(range(len(requests)), key=lambda n: requests[n].prompt_tokens)
+    shown = list(enumerate(requests, start=1))[max(peak - 5, 0): peak + 3]
+    return Judged(f"{name}: リクエストの大きさ（代役の記録。判定した {peak + 1}回目とその前後）",
+                  "\n".join(("▶ " if number == peak + 1 else "  ") + breakdown(number, request)
+                            for number, request in shown))
 
 
 def breakdown(number: int, request) -> str:
@@ -106,23 +162,25 @@ def breakdown(number: int, request) -> str:
     return f"{number}回目のリクエスト {request.prompt_tokens:,}（束ね {summary}・窓 {exchanges} 往復・問い {question} トークン）"
 
 
-def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tuple[list, list, list, str]:
-    """Evidence for the three items from one budget, and the hint if a request did not fit."""
+def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tuple[list, list, list, tuple]:
+    """Evidence for the three items from one budget; what was judged (the request sizes); and
+    (policy, context_window, reply_reserve, overran) for the hint."""
     example = (context_window, reply_reserve) == EXAMPLE
     where = f"上限 {context_window:,}・返答の予約 {reply_reserve:,}" + ("（例）" if example else "")
     try:
         policy = choose_policy(context_window, reply_reserve)
     except ParticipantError as error:
-        return [mark(False, where, str(error))], [], [], ""
+        return [mark(False, where, str(error))], [], [], ((), None)
     if not isinstance(policy, MemoryPolicy) or policy.context_window is not None or policy.reply_reserve:
         return [mark(False, where, "context_window や reply_reserve が入っています。この演習では window_size と"
                      " token_thresholdだけで予算を守ってください" if isinstance(policy, MemoryPolicy) else
-                     f"MemoryPolicy ではなく {type(policy).__name__} が返りました")], [], [], ""
-    room, use, compacted, fits, hint = context_window - reply_reserve, 0.0, False, [], ""
+                     f"MemoryPolicy ではなく {type(policy).__name__} が返りました")], [], [], ((), None)
+    room, use, compacted, fits, overran, shown = context_window - reply_reserve, 0.0, False, [], False, []
     for night in [celebration_eve()] * example + [None]:
         name = f"{where}・{night.name if night else WORST}"
         requests, folds, error = perform(policy, night, room)
         compacted = compacted or folds > 0
+        shown += [requests_shown(name, requests)] if requests else []
         if error is not None:
             fits.append(mark(False, name, error))
             continue
@@ -132,7 +190,7 @@ def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tupl
         fit = total <= context_window
         fits.append(mark(fit, name, f"{sums} ≤ {context_window:,}" if fit
                          else f"{sums} > {context_window:,}（{total - context_window:,} トークン超過）"))
-        hint = hint or (forgotten(policy, context_window, reply_reserve) if total > context_window else "")
+        overran = overran or total > context_window
     if policy.window_size < 2:
         roomy = mark(False, where, f"window_size={policy.window_size} では、束ねのあと生で残る往復が 1 つだけです")
     elif compacted and use < MIN_USE:
@@ -141,7 +199,7 @@ def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tupl
         spill = "（はみ出した分は、上の項目の ✗ を見てください）" if use > 1 else ""
         roomy = mark(True, where, f"最大のリクエストは使える {room:,} の {use:.0%}{spill}")
     returned = f"✓ {where} → window_size={policy.window_size}, token_threshold={policy.token_threshold:,}"
-    return [returned], fits, [roomy], hint
+    return [returned], fits, [roomy], (tuple(shown), (policy, context_window, reply_reserve, overran))
 
 
 @exercise_check(
@@ -151,8 +209,9 @@ def window_lines(choose_policy, context_window: int, reply_reserve: int) -> tupl
 )
 def check_policy_choice(choose_policy) -> CheckReport:
     """Check ``choose_policy(context_window, reply_reserve) -> MemoryPolicy`` on worst-case nights."""
-    returned, fits, roomy, hints = zip(*(window_lines(choose_policy, *budget)
-                                         for budget in [EXAMPLE, *UNSEEN]))
-    first_hint = next(filter(None, hints), ITEMS[1][1])  # the first budget overrun names the mistake
-    items = [ITEMS[0], (ITEMS[1][0], first_hint), ITEMS[2]]
-    return verdict(EXERCISE, items, [sum(lines, []) for lines in (returned, fits, roomy)])
+    returned, fits, roomy, seen = zip(*(window_lines(choose_policy, *budget) for budget in [EXAMPLE, *UNSEEN]))
+    plans = [plan[:3] for _, plan in seen if plan is not None]
+    over = next((plan[:3] for _, plan in seen if plan is not None and plan[3]), None)  # the first budget overrun
+    items = [ITEMS[0], (ITEMS[1][0], forgotten(plans, over) if over else ITEMS[1][1]), ITEMS[2]]
+    return verdict(EXERCISE, items, [sum(lines, []) for lines in (returned, fits, roomy)],
+                   judged=[(), sum((shown for shown, _ in seen), ()), ()])

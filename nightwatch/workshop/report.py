@@ -2,12 +2,16 @@
 
 A participant reads it straight after the check cell: what was tried (which night, which call), what
 was seen (tokens, a missing incident) and, for a failed item, one hint. An evidence line starts with
-✓ or ✗, and an item passes when all of its lines do. An untouched placeholder gets a kind "まだです"
-instead of a traceback.
+✓ or ✗, and an item passes when all of its lines do. Under the evidence, folded, is what was judged:
+the stand-in's reply (the morning report, the answer at the door) or the request sizes, so the
+participant sees what the stand-in made of the answer, not only the verdict. In plain text the fold
+is an indented block under a ▽ line; in Jupyter it is an HTML ``<details>`` that opens on a click.
+An untouched placeholder gets a kind "まだです" instead of a traceback.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,6 +20,18 @@ Status = Literal["passed", "failed", "not_yet"]
 HEADLINES = {"passed": "合格です。すべての項目を満たしました。", "not_yet": "まだです。",
              "failed": "まだ直すところがあります。✗ の項目の根拠とヒントを読んでください。"}
 NEVER_TRIED = "✗ 一度も確かめられませんでした"
+FOLD, FOLDED = "    ▽ ", "        ┆ "  # the fold's title line, and each line of what it holds
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What one evidence line judged, shown folded under it: a title and the text itself."""
+
+    title: str
+    text: str
+
+    def lines(self) -> list[str]:
+        return [f"{FOLD}{self.title}", *(f"{FOLDED}{line}" for line in self.text.splitlines() or [""])]
 
 
 @dataclass(frozen=True)
@@ -26,6 +42,7 @@ class CheckItem:
     passed: bool
     evidence: tuple[str, ...] = ()
     hint: str = ""
+    judged: tuple[Judged, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -42,19 +59,39 @@ class CheckReport:
     def passed(self) -> bool:
         return self.status == "passed"
 
-    def __str__(self) -> str:
-        lines = [f"{self.exercise}: {HEADLINES[self.status]}", *self.message.splitlines()]
+    def blocks(self) -> list[str | Judged]:
+        """The report as lines, with each judged reply in its place (under its item's evidence)."""
+        lines: list[str | Judged] = [f"{self.exercise}: {HEADLINES[self.status]}", *self.message.splitlines()]
         for item in self.items:
             if self.status == "not_yet":
                 lines.append(f"  ・{item.title}")
                 continue
             lines += [f"{'✓' if item.passed else '✗'} {item.title}", *(f"    {e}" for e in item.evidence)]
             lines += [f"    ヒント: {item.hint}"] if not item.passed and item.hint else []
+            lines += item.judged
         lines += ["観察（合否には関係しません）:", *(f"    {note}" for note in self.notes)] if self.notes else []
-        return "\n".join(lines)
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(line for block in self.blocks()
+                         for line in (block.lines() if isinstance(block, Judged) else [block]))
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        parts, plain = [], []
+        for block in [*self.blocks(), None]:
+            if isinstance(block, str):
+                plain.append(block)
+                continue
+            if plain:
+                parts.append(f"<pre style='margin:0'>{html.escape(chr(10).join(plain))}</pre>")
+                plain = []
+            if block is not None:
+                parts.append(f"<details style='margin-left:4ch'><summary>{html.escape(block.title)}</summary>"
+                             f"<pre style='margin:0 0 0 2ch'>{html.escape(block.text)}</pre></details>")
+        return "<div>" + "".join(parts) + "</div>"
 
 
 def describe_error(error: BaseException) -> str:
@@ -92,8 +129,10 @@ def not_yet(exercise: str, items: Sequence[tuple[str, str]], message: str) -> Ch
 
 
 def verdict(exercise: str, items: Sequence[tuple[str, str]], evidence: Sequence[Sequence[str]],
-            notes: Sequence[str] = (), message: str = "", follows: Sequence[tuple] = ()) -> CheckReport:
-    """The report: one item per (title, hint), passed when each of its evidence lines starts with ✓.
+            notes: Sequence[str] = (), message: str = "", follows: Sequence[tuple] = (),
+            judged: Sequence[Sequence[Judged]] = ()) -> CheckReport:
+    """The report: one item per (title, hint), passed when each of its evidence lines starts with ✓;
+    ``judged`` holds, per item, what it judged (shown folded under the item's evidence).
 
     ``follows`` holds (item, words, later items, hint): when that item's evidence has ``words``, the
     later items failed because of it, and their hint sends the participant back to it (first rule wins)."""
@@ -102,7 +141,8 @@ def verdict(exercise: str, items: Sequence[tuple[str, str]], evidence: Sequence[
         if any(words in line for line in evidence[source]):
             hints = [hint if n in targets else old for n, old in enumerate(hints)]
     lines_per_item = [tuple(lines) or (NEVER_TRIED,) for lines in evidence]
-    graded = [CheckItem(title, all(line.startswith("✓") for line in lines), lines, hint)
-              for (title, _), lines, hint in zip(items, lines_per_item, hints, strict=True)]
+    shown = [tuple(blocks) for blocks in judged] + [()] * (len(items) - len(judged))
+    graded = [CheckItem(title, all(line.startswith("✓") for line in lines), lines, hint, blocks)
+              for (title, _), lines, hint, blocks in zip(items, lines_per_item, hints, shown, strict=True)]
     status: Status = "passed" if all(item.passed for item in graded) else "failed"
     return CheckReport(exercise, status, tuple(graded), message, tuple(notes))

@@ -7,11 +7,14 @@ Every text is one the stand-in already understands, so the replies still come fr
 ``perform`` is the notebooks' loop (``rehearsal.play``) made sturdier: the participant's code runs
 inside the agent, so any exception ends the night like a refusal does, and is kept as evidence.
 ``morning_line`` is the one judgement every exercise shares: did the 06:00 report state each incident?
+``morning_shown`` is what it judged (the report itself, and the summary the 06:00 request carried),
+for the fold under the verdict; ``reported_from_summary`` is what the report took from that summary.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +29,7 @@ from nightwatch.nights import (
 )
 from nightwatch.standin import DEFAULT_CONTEXT_LIMIT, StandInModel
 from nightwatch.workshop.harness import ParticipantError
-from nightwatch.workshop.report import describe_error, mark
+from nightwatch.workshop.report import Judged, describe_error, mark
 
 HANDOVERS = [f"申し送り: {text}" for text in (
     "二階の貴賓席に、祝賀の花が運び込まれています。水差しを倒さないよう気をつけてください。",
@@ -175,3 +178,41 @@ def morning_line(log: NightLog, where: str, mission: str = MISSION) -> str:
     found = sum(incident.stated_in(reply) for incident in night.incidents)
     return mark(found == len(night.incidents), where,
                 f"朝の報告に出来事 {found}/{len(night.incidents)}: " + "・".join(parts))
+
+
+REPORT_ITEM = re.compile(r"(?<=[。.）)])\s*(?=[一二三四五六七八九十]+、|\d+[.)] |（|\()")
+
+
+def readable(reply: str) -> str:
+    """A reply as the participant reads it: each numbered item and each aside on a line of its own."""
+    return REPORT_ITEM.sub("\n", reply.strip())
+
+
+def reply_shown(call: Call | None, title: str) -> tuple[Judged, ...]:
+    """The stand-in's reply at ``call``, folded under a verdict; nothing if the call got no reply."""
+    return (Judged(title, readable(call.reply)),) if call is not None and call.reply else ()
+
+
+def summary_of(messages: list[dict[str, str]], mission: str = MISSION) -> str:
+    tiers = request_tiers(messages, mission)
+    return "\n".join(m["content"] for m, tier in zip(messages, tiers) if tier == "summary")
+
+
+def morning_shown(log: NightLog, where: str, mission: str = MISSION) -> tuple[Judged, ...]:
+    """What ``morning_line`` judged: the 06:00 report, and the summary its request carried."""
+    if not log.survived:
+        return ()
+    call = log.calls[-1]
+    carried = summary_of(call.messages, mission)
+    return (*reply_shown(call, f"{where}: 06:00 の朝の報告（代役の返答そのまま）"),
+            *((Judged(f"{where}: 06:00 のリクエストが運んだ束ね（代役はこれを読みました）", carried),) if carried else ()))
+
+
+def reported_from_summary(call: Call, mission: str = MISSION) -> list[str]:
+    """The items of the morning report that the stand-in took from the summary, as its record quotes
+    them (the report's other sources are the window and the duty)."""
+    if call.recorded is None:
+        return []
+    tiers = request_tiers(call.messages, mission)
+    return [source.quote for source in call.recorded.grounding
+            if source.quote and 0 <= source.index < len(tiers) and tiers[source.index] == "summary"]

@@ -20,6 +20,10 @@ from nightwatch.standin.reader.text import coverage, find_clock, language, sente
 
 ROUTINE = re.compile(r"^(?P<first>.+?)(?:〜| to )(?P<last>.+?),? (?P<n>\d+)(?:回| calls)$")
 OTHERS = re.compile(r"(?:ほか)?(?P<n>\d+)(?:件| other lines)")
+ITEM_JOINS = re.compile(r"／|｜| [/|] ")
+"""How people join a line's items: the full-width slash or bar, or a spaced slash or bar."""
+BULLET = re.compile(r"^\s*(?:[-*•・‐]|\d+[.)．])\s+|^\s*[・•]")
+"""A list marker opening a line ("- ", "・", "1. "): typed before a labelled line, it is not part of it."""
 
 
 @dataclass
@@ -44,12 +48,13 @@ class Summary:
             labels[words["events_label"]] = "events"
             labels[words["routine_label"]] = "routine"
         for raw in text.splitlines():
+            raw = BULLET.sub("", raw, count=1)
             labelled = material.label_of(raw)
             slot = labels.get(labelled[0]) if labelled else None
             if slot is None:
                 summary.events += [s for s in sentences(raw) if material.feature_count(s)]
                 continue
-            items = [i.strip() for i in re.split(r"／| / ", labelled[1]) if i.strip()]
+            items = [i.strip() for i in ITEM_JOINS.split(labelled[1]) if i.strip()]
             if slot == "routine":
                 for item in items:
                     if (m := ROUTINE.match(item)) is not None:
