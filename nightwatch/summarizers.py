@@ -74,7 +74,7 @@ def summary_request(summary: str, overflow: list[Pair]) -> list[dict[str, str]]:
     """The chat request an LLM summarizer sends: instruction, previous summary, evicted pairs."""
     pairs = "\n".join(
         "\n".join([f"問: {exchange.user_text}",
-                   *(f"道具（{step.tool_name or 'tool'}）: {step.content}" for step in getattr(exchange, "steps", ())
+                   *(f"ツール（{step.tool_name or 'tool'}）: {step.content}" for step in getattr(exchange, "steps", ())
                      if step.role == "tool"),
                    f"答: {exchange.watchman_reply}"])
         for exchange in overflow

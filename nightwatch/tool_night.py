@@ -34,8 +34,8 @@ def tool_eve() -> Night:
     eve = celebration_eve()
     turns = [turn for turn in eve.turns if turn.clock not in SHUTTER_TOLD_AT]
     incidents = [incident if incident.label != "西の鎧戸の緩み" else
-                 Incident(label="西の鎧戸の緩み（道具が見つけた）", key_facts=("西の鎧戸", "緩")) for incident in eve.incidents]
-    return eve.model_copy(update={"name": "祝賀前夜（道具つき）", "turns": turns, "incidents": incidents})
+                 Incident(label="西の鎧戸の緩み（ツールが見つけた）", key_facts=("西の鎧戸", "緩")) for incident in eve.incidents]
+    return eve.model_copy(update={"name": "祝賀前夜（ツールつき）", "turns": turns, "incidents": incidents})
 
 
 class LockChecker:

@@ -78,7 +78,7 @@ def search(archive: Sequence[Exchange], query: str, limit: int = 3) -> list[Hit]
     return [Hit(position, score, texts[position]) for position, score in rank(texts, query, limit)]
 
 
-NOTHING_FOUND = {"ja": "記録庫に、それらしい記録は見つかりませんでした。", "en": "Nothing like that is in the archive."}
+NOTHING_FOUND = {"ja": "書庫に、それらしい記録は見つかりませんでした。", "en": "Nothing like that is in the archive."}
 
 
 def archive_tool(memory: object, limit: int = 1) -> Callable[[str], str]:
@@ -88,7 +88,7 @@ def archive_tool(memory: object, limit: int = 1) -> Callable[[str], str]:
     lang = mission_language(getattr(memory, "mission", ""))
 
     def search_archive(query: str) -> str:
-        """記録庫（窓から押し出された夜のやりとり）から、問いに似た記録を探して返す。覚えていない出来事を思い出したいときに使う。
+        """書庫（窓から押し出された夜のやりとり）から、問いに似た記録を探して返す。覚えていない出来事を思い出したいときに使う。
 
         Args:
             query: 探したい出来事を表す言葉

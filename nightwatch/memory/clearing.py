@@ -24,13 +24,13 @@ from collections.abc import Callable, Iterable, Sequence
 from nightwatch.memory.records import Exchange, ToolStep
 
 CLEARED_RESULT = {
-    "ja": "（古い結果のため片づけ済み。全文は記録庫に）",
+    "ja": "（古い結果のため片づけ済み。全文は書庫に）",
     "en": "[old tool result cleared; full text in the archive]",
 }
 """The placeholder for a cleared result, in the mission's language."""
 
 CLIPPED_RESULT = {
-    "ja": "…（長すぎるため、ここまでで切りました。全文は記録庫に残ります）",
+    "ja": "…（長すぎるため、ここまでで切りました。全文は書庫に残ります）",
     "en": "… [clipped to fit the request; the full text is kept in the archive]",
 }
 """The marker ending a result too large for any request, clipped to what fits."""
