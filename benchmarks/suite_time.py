@@ -32,7 +32,7 @@ def main() -> None:
     if not args.chapters_only:
         seconds, status = timed(SUITE)
         print(f"whole suite (README command): {seconds:6.1f} s  exit {status}")
-    for notebook in sorted((ROOT / "notebooks").glob("0*.ipynb")):
+    for notebook in sorted((ROOT / "notebooks").glob("[0-9][0-9]*.ipynb")):
         seconds, status = timed([sys.executable, "-m", "pytest", "--nbval", "-q", "-p", "no:xdist", str(notebook)])
         print(f"{notebook.name:28s} {seconds:6.1f} s  exit {status}")
 

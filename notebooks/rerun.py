@@ -20,7 +20,7 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
-ALL = sorted(HERE.glob("0*.ipynb")) + sorted(HERE.glob("solutions/ex*.ipynb")) + sorted(HERE.glob("exercises/ex*.ipynb"))
+ALL = sorted(HERE.glob("[0-9][0-9]*.ipynb")) + sorted(HERE.glob("solutions/ex*.ipynb")) + sorted(HERE.glob("exercises/ex*.ipynb"))
 
 
 def rerun(path: Path) -> str:

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 NOTEBOOK_PATHS = sorted(
-    [*NOTEBOOKS.glob("0*.ipynb"), *(NOTEBOOKS / "solutions").glob("*.ipynb"), *(NOTEBOOKS / "exercises").glob("*.ipynb")]
+    [*NOTEBOOKS.glob("[0-9][0-9]*.ipynb"), *(NOTEBOOKS / "solutions").glob("*.ipynb"), *(NOTEBOOKS / "exercises").glob("*.ipynb")]
 )
 KANA = re.compile(r"[\u3041-\u309f\u30a0-\u30ff]")
 

@@ -39,7 +39,8 @@ import httpx2
 from nightwatch.standin import responses_protocol as wire
 from nightwatch.standin.http import ContextOverflow, EventStream, context_length_error, invalid_request, model_not_found
 from nightwatch.standin.protocol import ProtocolError, parse_chat_request
-from nightwatch.standin.reader.summary import classify, fold
+from nightwatch.standin.reader.summary import Summary, classify, fold
+from nightwatch.standin.reader.text import language
 from nightwatch.tokens import count_text_tokens, message_tokens
 
 
@@ -285,19 +286,21 @@ class ResponsesEndpoint:
         return items, dropped
 
     def summarize(self, items: Sequence[Mapping[str, Any]]) -> str:
-        """The stand-in's own 束ね of everything but the user's messages: replies, calls, results."""
-        previous, lines = "", []
-        for item in items:
-            kind, role = item.get("type", "message"), item.get("role")
-            if kind == "compaction":
-                previous = self.seal.open(item.get("encrypted_content"), "encrypted_content")
-            elif kind == "function_call_output":
-                lines.append(classify("tool", str(item.get("output", ""))))
-            elif kind == "message" and role == "assistant":
-                lines.append(classify("assistant", wire.message_text(item.get("content"), "content")))
-            elif kind == "message" and role in ("system", "developer"):
-                lines.append(classify("summary", wire.message_text(item.get("content"), "content")))
-        return fold(previous, lines) or previous or "（まだ何もありません）"
+        """The stand-in's own 束ね of what the compaction does not keep word for word: the model's
+        side. Every user message stays verbatim beside the item (documented), so what the tools found
+        is folded as ``ThreeLineSummarizer`` folds it, and the model's own replies only as a count
+        (as that summarizer keeps replies: their words add no event). What an earlier compaction item
+        sealed is read back and carried, and only what came after it is folded in. A provider's own
+        encoding is not published: all of this is the stand-in's (inferred)."""
+        last = max((n for n, item in enumerate(items) if item.get("type") == "compaction"), default=None)
+        previous = "" if last is None else self.seal.open(items[last].get("encrypted_content"), "encrypted_content")
+        since = items[(last + 1) if last is not None else 0:]
+        found = [classify("tool", str(item.get("output", ""))) for item in since if item.get("type") == "function_call_output"]
+        said = " ".join(wire.message_text(i.get("content"), "content") for i in items
+                        if i.get("type", "message") == "message")
+        summary = Summary.parse(fold(previous, found) if found else previous, language(said) if said else "ja")
+        summary.others += sum(1 for item in since if item.get("type", "message") == "message" and item.get("role") == "assistant")
+        return summary.render()
 
     def compacted_items(self, items: Sequence[Mapping[str, Any]], item_id: str) -> tuple[list[dict[str, Any]], str]:
         """Every user message, then one compaction item sealing the rest (documented shape)."""

@@ -162,7 +162,8 @@ def as_chat_messages(items: Sequence[Mapping[str, Any]], unseal: Any) -> list[di
             messages.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": text})
         elif kind == "compaction":
             summary = unseal(item.get("encrypted_content"), f"{where}.encrypted_content")
-            messages.append({"role": "system", "content": f"{COMPACTION_SUMMARY_HEADING}\n{summary}"})
+            if summary:  # a compaction with nothing of the model's side to keep reads as nothing
+                messages.append({"role": "system", "content": f"{COMPACTION_SUMMARY_HEADING}\n{summary}"})
     return messages
 
 
