@@ -23,12 +23,13 @@ incidents a morning report must state, and the night's own hand-over prompt. Fou
    report misses an incident, the three tiers refuse every refuse probe and report every incident.
 4. **Cost per call**: milliseconds per ``read()`` over the requests of pass 1.
 
-The reader's contract (written down in the reader, printed in chapter 7) promises links by shared words only, so
-every probe of a behaviour that links a turn to something earlier is also classed as **in contract** or
-**outside** it, by the analyzer alone and never by the reader's rules (``shared_content``): a refusal
-when the ask and its prohibition's text share a content lemma, a recall when the question and the
-fact's turn do, a clock call when it and the duty it should act on do (a timed duty's hour is a number
-both say). The other behaviours are forms, not links: every probe of theirs is in contract.
+The reading contract (``nightwatch.standin.reader.contract``, printed in chapter 7) promises links by
+shared words only, so every probe of a behaviour that links a turn to something earlier is also classed
+as **in contract** or **outside** it, by the analyzers alone and never by the reader's rules
+(``shared_content``): a refusal when the ask and its prohibition's text share a content lemma, a recall
+when the question and the fact's turn do, a clock call when it and the duty it should act on do (a
+timed duty's hour is a number both say). The other behaviours are forms, not links: every probe of
+theirs is in contract.
 
 Held-out nights are measured, never tuned on: ``--verbose`` (which prints their text) refuses them.
 """
