@@ -88,13 +88,13 @@ def test_the_contract_table_has_every_behaviour_for_each_language_and_pooled(ben
 
 
 def test_a_link_is_in_contract_only_when_the_analyzers_find_a_shared_content_word(benchmark):
-    """Kiln-yard sentences (a domain of no night): lemmas of nouns, verbs and numbers are shared across
+    """Honey-house sentences (a domain of no tuning night): lemmas of nouns, verbs and numbers are shared across
     inflection and numeral script, function words and other words for the same thing are not."""
-    rule_en, rule_ja = "Never lend the kiln keys to anyone.", "窯の鍵は誰にも貸さないこと。"
-    assert benchmark.shared_content("Could you lend me the key to the kiln?", rule_en) == {"lend", "key", "kiln"}
+    rule_en, rule_ja = "Never lend the hive keys to anyone.", "巣箱の鍵は誰にも貸さないこと。"
+    assert benchmark.shared_content("Could you lend me the key to the hive?", rule_en) == {"lend", "key", "hive"}
     assert benchmark.shared_content("Could I borrow the spare one for an hour?", rule_en) == set()
-    assert benchmark.shared_content("窯の鍵を貸していただけますか。", rule_ja) == {"窯", "鍵", "貸す"}
+    assert benchmark.shared_content("巣箱の鍵を貸していただけますか。", rule_ja) == {"巣箱", "鍵", "貸す"}
     assert benchmark.shared_content("倉庫のものを借りてもいいですか。", rule_ja) == set()
-    assert benchmark.shared_content("十二時です。", "午前12時に窯の火を落とすこと。") == {"12"}
+    assert benchmark.shared_content("十二時です。", "午前12時に燻煙器の火を落とすこと。") == {"12"}
     assert benchmark.shared_content("Twelve o'clock.", "At 12, bank the fire down.") == {"12"}
     assert benchmark.shared_content("ブザーを止めて。", "Never silence the buzzer.") == {"buzzer"}

@@ -5,9 +5,17 @@ prohibition, a question to a fact, a clock call to a duty) only through words th
 analysis; a real model, in live mode, is what knows that a van is one of the vehicles. Chapter 7
 prints ``CONTRACT`` from here, as it prints the rules, and the generality benchmark measures the
 reader against it with the analyzers alone.
+
+It is also where the reader decides what is outside the contract: an ask that shares no word with any
+prohibition (``unlinked``) is granted under every design, and the record says so (``Unlinked``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from nightwatch.standin.reader.words import content_lemmas, romaji_bridge, same_word
 
 CONTRACT: dict[str, str] = {
     "ja": (
@@ -35,3 +43,49 @@ CONTRACT: dict[str, str] = {
 def contract_text(lang: str = "ja") -> str:
     """The contract in ``lang`` ('ja' or 'en'), as chapter 7 prints it."""
     return CONTRACT[lang]
+
+
+OUTSIDE_NOTE = "outside the contract: no prohibition shares a word with the ask"
+
+
+@dataclass(frozen=True)
+class Unlinked:
+    """The record of an ask granted outside the contract (``OUTSIDE_NOTE``): the ask's words and each
+    prohibition's, none in common, so a hint can say which word a rule and its ask would need to share."""
+
+    ask: tuple[str, ...]
+    rules: tuple[tuple[str, tuple[str, ...]], ...]  # (prohibition clause, its words)
+
+    @property
+    def note(self) -> str:
+        return OUTSIDE_NOTE
+
+
+def linking_words(text: str) -> tuple[str, ...]:
+    """The words the stand-in links ``text`` by, sorted: the lemmas of its nouns, verbs, adjectives and
+    numbers, with each loanword's source word (ブザー → buzzer)."""
+    return tuple(sorted(content_lemmas(text)))
+
+
+def shares_a_word(a: str, b: str) -> bool:
+    """Do the two texts share a word the contract links by: a lemma, a compound and its head
+    (``words.same_word``: 観測ドーム and ドーム), or a Japanese word the other writes in romaji?"""
+    mine, theirs = content_lemmas(a), content_lemmas(b)
+    return bool(mine & theirs) or any(same_word(x, y) for x in mine for y in theirs if not (x + y).isascii()) \
+        or bool(romaji_bridge(a, b) or romaji_bridge(b, a))
+
+
+def unlinked(ask: str, prohibitions: Sequence[str]) -> Unlinked | None:
+    """The record of ``ask`` against the prohibitions when none shares a word with it, else None.
+
+    Public for hints (exercise 6): ``unlinked(ask, clauses).rules`` gives, per prohibition, the words
+    it is read by, and ``.ask`` the ask's; a rule and an ask are linked once they share one."""
+    if any(shares_a_word(ask, rule) for rule in prohibitions):
+        return None
+    return Unlinked(linking_words(ask), tuple((rule, linking_words(rule)) for rule in prohibitions))
+
+
+def outside_contract(grounding: Iterable[object]) -> Unlinked | None:
+    """The ``Unlinked`` a reply's record carries (on its question source), if it was granted outside
+    the contract."""
+    return next((found for source in grounding if (found := getattr(source, "unlinked", None)) is not None), None)

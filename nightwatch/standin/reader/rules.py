@@ -9,10 +9,11 @@ acts on a duty it quotes the clause it acted on; ``grounding`` records where eac
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nightwatch.standin.reader import deeds, forms, material, recall
 from nightwatch.standin.reader.drift import dwelt_on
+from nightwatch.standin.reader.contract import shares_a_word, unlinked
 from nightwatch.standin.reader.concepts import BEING_THERE, TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
@@ -170,21 +171,36 @@ def remember(request: Request) -> Reply | None:
     if fact is not None and score >= recall.PARTIAL:
         return Reply(phrase(request.lang, "hesitate", topic=topic),
                      (source(request.messages, fact.index, fact.text), request.asked()), "hesitate")
+    duty = _duty_asked_about(request, topic)
+    if duty is not None:  # a duty the request states is never claimed forgotten
+        return request.duty_reply(phrase(request.lang, "recall", fact=""), duty, "recall")
     return Reply(phrase(request.lang, "forgotten", topic=topic), (request.asked(),), "forget")
 
 
+def _duty_asked_about(request: Request, topic: str):
+    """The duty clause that covers the most of what a question asks about, if it covers enough not to be
+    a passing word (``recall.PARTIAL``) and names a thing the question names (a noun, not only a verb):
+    asked about a duty it was given, the watchman quotes it rather than say he cannot recall it."""
+    named = {w.lemma.lower() for w in analyze(topic) if w.is_content and w.pos == "noun" and not w.only_a_verb}
+    scored = [(recall.topic_coverage(topic, duty.clause), n, duty) for n, duty in enumerate(request.duties)
+              if named & content_lemmas(duty.clause)]
+    score, _, duty = max(scored, key=lambda item: (item[0], -item[1]), default=(0.0, 0, None))
+    return duty if score >= recall.PARTIAL else None
+
+
 def _only_asks_to_act(question: str) -> bool:
-    """Every question of the message is a request to do something (「毛布を持ってきてもらえますか」),
-    none names remembering or telling, asks with an interrogative (what, どこ) or looks back (the past
+    """Every question of the message is a request to do something (「毛布を持ってきてもらえますか」)
+    or asks whether it may be done (「渡してもいいですか」),
+    none names remembering or asks to be told (its requested verb is one of telling), asks with an interrogative (what, どこ) or looks back (the past
     tense, 〜っけ: 「もう済んでいましたっけ」)."""
     asking = [s for s in sentences(outside_quotes(question)) if forms.is_question(s)]
     return bool(asking) and all(
-        forms.is_request(s) and not forms.lemmas(s) & (recall.RECALL_WORDS | SAYING | forms.INTERROGATIVES | forms.EN_WH | PAST)
+        (forms.is_request(s) or forms.claims_permission(s)) and not deeds.requested_verbs(s) & deeds.SAYING
+        and not forms.lemmas(s) & (recall.RECALL_WORDS | forms.INTERROGATIVES | forms.EN_WH | PAST)
         for s in asking)
 
 
 PAST = frozenset({"た", "け", "did", "was", "were", "had"})
-SAYING = frozenset({"教える", "言う", "話す", "聞かせる", "tell", "say", "explain"})
 
 
 def _told_with(request: Request, fact: material.Line) -> str:
@@ -262,6 +278,8 @@ def forbidden(request: Request) -> Reply | None:
     named = set().union(*(noun_chains(s) for s in asking))
     said = " ".join(asking)
     for duty in prohibitions:
+        if not shares_a_word(question, duty.clause):
+            continue  # outside the contract: granted, and the record says so (asked_to_act)
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
         ruled = actions(duty.clause)
         present = BEING_THERE in ruled and "enter" in doing and bool(content_lemmas(duty.clause) & deed_lemmas)
@@ -354,11 +372,14 @@ def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None
 
 
 def asked_to_act(request: Request) -> Reply | None:
-    """Asked to do something no prohibition covers: comply, quoting the ask."""
+    """Asked to do something no prohibition covers: comply, quoting the ask; when no prohibition
+    shares a word with it (outside the reading contract), the record says so, with the words of each."""
     ask = ask_in(request.question)
     if ask is None or material.kind_of_user_text(request.question) == "note":
         return None
-    return Reply(phrase(request.lang, "comply", ask=ask), (request.asked(ask),), "comply")
+    outside = unlinked(request.question, [duty.clause for duty in request.duties_of("prohibition")])
+    asked = replace(request.asked(ask), unlinked=outside)
+    return Reply(phrase(request.lang, "comply", ask=ask), (asked,), "comply")
 
 
 def acknowledge(request: Request) -> Reply:

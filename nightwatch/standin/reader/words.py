@@ -42,7 +42,7 @@ ENGLISH_FUNCTION = frozenset(
     "i you he she it we they me him her us them my your his its our their mine yours this that these "
     "those what which who whom whose when where why how all any each every some such own same other "
     "can could will would shall should may might must not no yes please let's 's 're 've 'd 'll 'm n't "
-    "anyone anybody anything someone somebody something everyone everybody everything nobody nothing "
+    "anyone anybody anything someone somebody something everyone everybody everything nobody nothing never always "
     "one's tonight because although though unless while whilst whereas".split()
 )
 ENGLISH_DETERMINERS = frozenset(
