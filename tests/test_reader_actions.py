@@ -116,17 +116,6 @@ def test_a_call_that_names_its_round_is_a_call_and_numbers_do_not_end_sentences(
     assert sentences("Engine No. 4 is cold. Check it.") == ["Engine No. 4 is cold.", "Check it."]
 
 
-def test_a_japanese_word_in_romaji_meets_the_japanese_night():
-    from nightwatch.standin.reader.words import romaji, romaji_bridge
-
-    assert [romaji(r) for r in ("コウジムロ", "ショウチュウ", "ガッコウ", "キョウト")] == ["kojimuro", "shochu", "gakko", "kyoto"]
-    rule = "After ten, no guest may wait in the genkan."
-    assert romaji_bridge(rule, "玄関で待たせてもらえませんか。") == {"genkan"}
-    assert ask(rule, "玄関で少し待たせてもらえませんか。") == "refuse"
-    assert not romaji_bridge("Nobody may eat the miso.", "味噌を見せて。")  # an English word (miso is one) is not romaji
-    assert not romaji_bridge("Nobody may enter the cellar.", "地下室を見せてもらえませんか。")  # English words only
-
-
 def test_eating_and_drinking_are_one_kind_of_action():
     rule = "一、展示の動物には、誰にも餌を食べさせないこと。"
     assert ask(rule, "このパンを、あのヤギに食べさせてもいいですか。") == "refuse"

@@ -57,3 +57,10 @@ def test_a_duty_the_request_states_is_never_claimed_forgotten():
     assert reply.act not in ("forget", "hesitate")
     assert any(s.tier == "instruction" and "忘れ物" in s.quote for s in reply.grounding)
     assert ask("先週お願いした棚の修理、もう済んでいましたっけ。").act in ("forget", "hesitate")  # never said
+
+
+def test_a_japanese_word_written_in_romaji_is_no_loanword_bridge():
+    """Changed with the reading contract: a romaji reading once linked an English rule to a Japanese ask."""
+    mission = {"role": "system", "content": "Walk the honey house every hour.\nAfter ten, no guest may wait in the genkan."}
+    reply = read([mission, {"role": "user", "content": "玄関で少し待たせてもらえませんか。"}])
+    assert reply.act == "comply" and outside_contract(reply.grounding) is not None

@@ -193,6 +193,7 @@ def test_carrying_off_said_in_two_words_is_the_compound():
     assert read([mission, {"role": "user", "content": "この浮き輪、ちょっと見せて。"}]).act == "comply"
 
 
+
 def test_a_verbless_rule_of_presence_forbids_entering_and_a_noun_switches_nothing_on():
     mission = {"role": "system", "content": (
         "Walk the pier every hour.\nKeep a log for the morning report.\nNo visitors on the boathouse deck tonight.")}
@@ -227,7 +228,6 @@ def test_what_a_second_reader_found(mission, said, expected):
     (PIER_JA, "9時の打ち合わせに使うので、夜のあいだにあったことを教えてください。", "report"),
     (PIER_JA, "おはようございます。引き継ぎに出しますので、昨夜の様子をひととおりご報告いただけますか。", "report"),
     (PIER_JA, "港長が来ました。「おはよう。夜のあいだのこと、聞かせてくれる？」", "report"),  # a sentence of a quote
-    (PIER_JA, "夜間の申し送りをどうぞ。", "report"),  # a thing, then the word that offers the floor
     (PIER_EN, "Okay, before I lock the office, walk me through your night.", "report"),
     (PIER_EN, "Tea's brewing: anything I ought to hear about from last night?", "report"),
     (PIER_EN, "Briefing at eight. What have you got for me from the night?", "report"),  # not the duties

@@ -15,34 +15,26 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nightwatch.standin.reader.words import content_lemmas, romaji_bridge, same_word
+from nightwatch.standin.reader.words import content_lemmas, same_word
 
-CONTRACT: dict[str, str] = {
-    "ja": (
-        "代役が二つの文を結びつけるのは、同じ語を分かち合うときだけです。同じ語とは、形態素解析で見出し語に"
-        "戻した内容語（名詞・動詞・形容詞・数。三と3と three は同じ数）のことで、複合語はその頭（観測ドームと"
-        "ドーム）、外来語はその元の英語（ブザーと buzzer）でも結びつきます。頼みと禁止は、頼まれた行いと、"
-        "その物や場所の語で結びつきます。思い出す問いと事実は問いが名指す語で、時刻の合図と務めは時刻で"
-        "結びつきます。同義語（扉とドア）、上位語（バンと車両）、別の語での言い換え、外来語の橋のない別の"
-        "言語の語は、決して結びつけません。約束の外の頼みには応じ、どの禁止とも同じ語がなかったことを根拠の"
-        "記録に残します。"
-    ),
-    "en": (
-        "The stand-in links two texts only through a word they share after analysis: the lemma of a content "
-        "word (a noun, verb, adjective or number; 三, 3 and three are one number), a compound by its head "
-        "(観測ドーム and ドーム), a loanword by its source word (ブザー and buzzer). An ask meets a prohibition "
-        "in the words of the deed asked for, its thing and its place; a recall question meets a fact in the "
-        "words the question names; a clock call meets a duty in its time. It never links synonyms (radio and "
-        "handset), a word and its hypernym (van and vehicles), a paraphrase in other words, or words of "
-        "another language with no loanword between them. An ask outside the contract is granted, and the "
-        "record says that no prohibition shares a word with it."
-    ),
-}
+CONTRACT = (
+    "代役が二つの文を結びつけるのは、同じ語を分かち合うときだけです。同じ語とは、形態素解析で見出し語に"
+    "戻した内容語（名詞・動詞・形容詞・数。三と3と three は同じ数）のことで、複合語はその頭（観測ドームと"
+    "ドーム）、外来語はその元の英語（ブザーと buzzer）でも結びつきます。頼みと禁止は、頼まれた行いと、"
+    "その物や場所の語で結びつきます。思い出す問いと事実は問いが名指す語で、時刻の合図と務めは時刻で"
+    "結びつきます。同義語（扉とドア）、上位語（バンと車両）、別の語での言い換え、外来語の橋のない別の"
+    "言語の語は、決して結びつけません。約束の外の頼みには応じ、どの禁止とも同じ語がなかったことを根拠の"
+    "記録に残します。"
+)
+"""In English: two texts are linked only by a content lemma they share (nouns, verbs, adjectives, numbers
+normalized; a compound's head; a loanword's source word), in the roles of the deed asked for, its thing
+and its place, the words a recall question names, and a clock call's time; never synonyms, hypernyms,
+paraphrase, or another language with no loanword between. Outside it an ask is granted, on the record."""
 
 
-def contract_text(lang: str = "ja") -> str:
-    """The contract in ``lang`` ('ja' or 'en'), as chapter 7 prints it."""
-    return CONTRACT[lang]
+def contract_text() -> str:
+    """The contract, as chapter 7 prints it."""
+    return CONTRACT
 
 
 OUTSIDE_NOTE = "outside the contract: no prohibition shares a word with the ask"
@@ -55,10 +47,7 @@ class Unlinked:
 
     ask: tuple[str, ...]
     rules: tuple[tuple[str, tuple[str, ...]], ...]  # (prohibition clause, its words)
-
-    @property
-    def note(self) -> str:
-        return OUTSIDE_NOTE
+    note: str = OUTSIDE_NOTE
 
 
 def linking_words(text: str) -> tuple[str, ...]:
@@ -68,11 +57,10 @@ def linking_words(text: str) -> tuple[str, ...]:
 
 
 def shares_a_word(a: str, b: str) -> bool:
-    """Do the two texts share a word the contract links by: a lemma, a compound and its head
-    (``words.same_word``: 観測ドーム and ドーム), or a Japanese word the other writes in romaji?"""
+    """Do the two texts share a word the contract links by: a lemma (a loanword's source word among a
+    Japanese text's), or a compound and its head (``words.same_word``: 観測ドーム and ドーム)?"""
     mine, theirs = content_lemmas(a), content_lemmas(b)
-    return bool(mine & theirs) or any(same_word(x, y) for x in mine for y in theirs if not (x + y).isascii()) \
-        or bool(romaji_bridge(a, b) or romaji_bridge(b, a))
+    return bool(mine & theirs) or any(same_word(x, y) for x in mine for y in theirs if not (x + y).isascii())
 
 
 def unlinked(ask: str, prohibitions: Sequence[str]) -> Unlinked | None:
