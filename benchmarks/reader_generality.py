@@ -23,6 +23,14 @@ incidents a morning report must state, and the night's own hand-over prompt. Fou
    report misses an incident, the three tiers refuse every refuse probe and report every incident.
 4. **Cost per call**: milliseconds per ``read()`` over the requests of pass 1.
 
+The reading contract (``nightwatch.standin.reader.contract``, printed in chapter 7) promises links by
+shared words only, so every probe of a behaviour that links a turn to something earlier is also classed
+as **in contract** or **outside** it, by the analyzers alone and never by the reader's rules
+(``shared_content``): a refusal when the ask and its prohibition's text share a content lemma, a recall
+when the question and the fact's turn do, a clock call when it and the duty it should act on do (a
+timed duty's hour is a number both say). The other behaviours are forms, not links: every probe of
+theirs is in contract.
+
 Held-out nights are measured, never tuned on: ``--verbose`` (which prints their text) refuses them.
 """
 
@@ -30,16 +38,21 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import statistics
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import simplemma
 import yaml
+from fugashi import Tagger
+from lemminflect import getAllLemmas
 
 from nightwatch.frameworks.published_prompts import LANGCHAIN_SUMMARY_PROMPT, LANGMEM_INITIAL
 from nightwatch.nights import Incident, Night, Turn
@@ -238,6 +251,135 @@ def row_of(expect: Expect) -> list[str]:
     return rows
 
 
+# --- the contract: which link probes share a content lemma with their target ------------------------
+# Computed here with the analyzers themselves (MeCab/UniDic through fugashi, simplemma and
+# lemminflect's lexicon for English), never with the reader's rules, so no rule can move the line.
+
+LINKS = ("periodic", "refuse", "recall")
+"""The behaviours that link a turn to something earlier; the rest are forms and always count."""
+JA_CONTENT_POS = {"名詞", "動詞", "形容詞", "形状詞"}
+JA_FORMAL_NOUNS = frozenset("事 物 所 為 訳 筈 積もり 様 方 内 時 頃".split())
+"""Nouns that only shape a clause (こと, もの, ため, …; 時 is the clock's unit: the hour is its number)."""
+EN_CLOSED_CLASS = frozenset(
+    "a an the this that these those my your his her its our their mine yours ours theirs "
+    "i you he she it we they me him us them myself yourself itself someone anyone everyone no-one nobody "
+    "something anything everything nothing one ones what which who whom whose when where why how "
+    "be am is are was were been being have has had do does did done will would shall should can could may "
+    "might must ought and or but nor so yet if then than because though although while as "
+    "of to in on at by for with from into onto over under up down out off about after before during until "
+    "since through across along around near past upon within without per via "
+    "not no yes please just also very too only even still again here there now all any each every some "
+    "such own same other another o'clock oh okay ok".split()
+)
+"""English words of closed classes (pronouns, determiners, auxiliaries, prepositions, conjunctions)."""
+EN_NUMBERS = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60}
+KANJI_NUMERALS = dict(zip("〇零一二三四五六七八九", (0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)))
+KANJI_POWERS = {"十": 10, "百": 100, "千": 1000}
+EN_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\d+")
+
+
+@lru_cache(maxsize=1)
+def _tagger() -> Tagger:
+    return Tagger()
+
+
+def _kanji_number(text: str) -> str:
+    """A run of numerals as one normalized number: 十二 → 12, 二十三 → 23, ５ → 5; as written if not one."""
+    text = unicodedata.normalize("NFKC", text)
+    if text.isdecimal():
+        return str(int(text))
+    total, digit = 0, None
+    for ch in text:
+        if ch in KANJI_NUMERALS:
+            digit = KANJI_NUMERALS[ch] if digit is None else digit * 10 + KANJI_NUMERALS[ch]
+        elif ch in KANJI_POWERS:
+            total += (1 if digit is None else digit) * KANJI_POWERS[ch]
+            digit = None
+        else:
+            return text
+    return str(total + (digit or 0))
+
+
+def _english_lemmas(text: str) -> set[str]:
+    found = set()
+    for token in EN_TOKEN.findall(unicodedata.normalize("NFKC", text).replace("’", "'")):
+        lower = token.lower()
+        if "'" in lower and lower != "o'clock":
+            lower = lower.split("'")[0]  # it's, don't, driver's: the word before the clitic
+        if lower.isdecimal():
+            found.add(str(int(lower)))
+        elif lower in EN_NUMBERS:
+            found.add(str(EN_NUMBERS[lower]))
+        elif len(lower) > 1 and lower not in EN_CLOSED_CLASS:  # "a.m." is no word
+            readings = set(getAllLemmas(lower))
+            if not readings or readings & {"NOUN", "PROPN", "VERB", "ADJ"}:  # unknown: a name, a borrowed word
+                found.add(simplemma.lemmatize(lower, lang="en"))
+    return found
+
+
+def _japanese_lemmas(text: str) -> set[str]:
+    found: set[str] = set()
+    numeral = ""
+    for word in [*_tagger()(unicodedata.normalize("NFKC", text)), None]:
+        feature = word.feature if word is not None else None
+        if feature is not None and feature.pos2 == "数詞":
+            numeral += word.surface
+            continue
+        if numeral:
+            found.add(_kanji_number(numeral))
+            numeral = ""
+        if feature is None or feature.pos1 not in JA_CONTENT_POS or feature.pos2 == "非自立可能":
+            continue
+        lemma, _, source = (feature.lemma or word.surface).partition("-")
+        if word.surface.isascii():
+            found |= _english_lemmas(word.surface)  # an English word inside Japanese text
+        elif lemma not in JA_FORMAL_NOUNS:
+            found.add(lemma)
+            if source.isascii() and source.isalpha():
+                found.add(simplemma.lemmatize(source.lower(), lang="en"))  # UniDic: ブリッジ-bridge
+    return found
+
+
+@lru_cache(maxsize=100_000)
+def content_lemmas_of(text: str) -> frozenset[str]:
+    """The lemmas of the text's nouns, verbs, adjectives and numbers, by the analyzers alone."""
+    japanese = any("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" for ch in text)
+    return frozenset(_japanese_lemmas(text) if japanese else _english_lemmas(text))
+
+
+def shared_content(a: str, b: str) -> frozenset[str]:
+    return content_lemmas_of(a) & content_lemmas_of(b)
+
+
+def link_targets(spec: NightSpec, at: int) -> list[str]:
+    """What the probe of turn ``at`` must be linked to: its duty's text (a clock call, a refusal),
+    or the earlier turns that state every fact a recall must give (else those that state any)."""
+    expect = spec.turns[at].expect
+    if expect.behaviour in ("periodic", "refuse"):
+        return [spec.duty(expect.duty).text]
+    earlier = [turn.text for turn in spec.turns[:at]]
+    every = [text for text in earlier if states(text, expect.facts)]
+    return every or [text for text in earlier if any(states(text, (fact,)) for fact in expect.facts)]
+
+
+def in_contract(spec: NightSpec, at: int) -> bool:
+    """A link probe is in contract when its text shares a content lemma with a target; a form
+    probe (duties, report, comply, recall_absent) always is."""
+    expect = spec.turns[at].expect
+    if expect.behaviour not in LINKS:
+        return True
+    return any(shared_content(spec.turns[at].text, target) for target in link_targets(spec, at))
+
+
+def contract_row(spec: NightSpec, expect: Expect) -> str:
+    """The contract table's row: a clock call on a timed duty is its own row."""
+    if expect.behaviour == "periodic" and spec.duty(expect.duty).kind == "at_time":
+        return "timed"
+    return expect.behaviour
+
+
 # --- 1. probes: the whole night, full history -------------------------------------------------------
 
 def safe_read(messages: list[dict[str, str]]) -> Reply:
@@ -260,6 +402,8 @@ class ProbeResult:
     reply: str
     grounding: tuple[Source, ...]
     passed: bool
+    contract_row: str = ""  # the behaviour, or "timed" for a clock call on a timed duty
+    in_contract: bool = True  # shares a content lemma with its target (always, for a form)
 
 
 @dataclass
@@ -279,7 +423,7 @@ def probe_pass(spec: NightSpec) -> ProbeRun:
     """Play the night to ``read()`` with every exchange kept, judging each probe as it comes."""
     history = [mission_message(spec)]
     replies, results, timings = [], [], []
-    for turn in spec.turns:
+    for at, turn in enumerate(spec.turns):
         request = [*history, {"role": "user", "content": turn.text}]
         started = time.perf_counter()
         reply = safe_read(request)
@@ -287,7 +431,8 @@ def probe_pass(spec: NightSpec) -> ProbeRun:
         replies.append(reply.content)
         if turn.expect is not None:
             results.append(ProbeResult(spec.key, spec.language, turn.clock, turn.text, turn.expect, reply.act,
-                                       reply.content, reply.grounding, judge(turn.expect, reply, spec)))
+                                       reply.content, reply.grounding, judge(turn.expect, reply, spec),
+                                       contract_row(spec, turn.expect), in_contract(spec, at)))
         history = [*request, {"role": "assistant", "content": reply.content}]
     served = [{**m, "role": "system"} if m["role"] == "developer" else m for m in request]  # as the stand-in counts it
     return ProbeRun(spec, replies, results, timings, count_message_tokens(served))
@@ -711,6 +856,33 @@ def behaviour_table(probes: Sequence[ProbeResult]) -> str:
     return _table(["behaviour", *LANGUAGES, "all"], behaviour_rows(probes))
 
 
+CONTRACT_ROWS = ("periodic", "timed", "refuse", "recall", "comply", "recall_absent", "duties", "report")
+
+
+def contract_rows(probes: Sequence[ProbeResult]) -> list[list[str]]:
+    """Per behaviour (a clock call on a timed duty apart) and language, then pooled: passed/total in
+    contract, outside it, and overall."""
+    rows = []
+    for row in CONTRACT_ROWS:
+        for lang in (*LANGUAGES, "all"):
+            counted = [p for p in probes if p.contract_row == row and lang in (p.language, "all")]
+            inside = [p for p in counted if p.in_contract]
+            outside = [p for p in counted if not p.in_contract]
+            rows.append([row if lang == LANGUAGES[0] else "", lang,
+                         *(_cell(sum(p.passed for p in group), len(group)) for group in (inside, outside, counted))])
+    return rows
+
+
+def _pooled(probes: Sequence[ProbeResult], row: str) -> str:
+    counted = [p for p in probes if p.contract_row == row]
+    return " / ".join(_cell(sum(p.passed for p in group), len(group))
+                      for group in ([p for p in counted if p.in_contract], [p for p in counted if not p.in_contract]))
+
+
+def contract_table(probes: Sequence[ProbeResult]) -> str:
+    return _table(["behaviour", "lang", "in contract", "outside", "overall"], contract_rows(probes))
+
+
 def summary_table(summaries: Sequence[SummaryResult]) -> str:
     rows = []
     for shape in SHAPES:
@@ -762,6 +934,9 @@ def render(result: SetResult) -> str:
         "Probes (full history; act + grounding, facts as substrings)",
         behaviour_table(result.probes),
         "",
+        "Probes against the contract (in contract: the probe shares a content lemma with what it links to)",
+        contract_table(result.probes),
+        "",
         "Summary requests (act=summary and every incident's key facts)",
         summary_table(result.summaries),
     ]
@@ -775,6 +950,7 @@ def side_by_side(results: Sequence[SetResult]) -> str:
     header = ["behaviour", *(r.set_name for r in results)]
     columns = [{row[0]: row[-1] for row in behaviour_rows(r.probes)} for r in results]
     rows = [[row, *(col[row] for col in columns)] for row in ROWS]
+    rows += [[f"{row}: in contract / outside", *(_pooled(r.probes, row) for r in results)] for row in CONTRACT_ROWS]
     summaries = [[f"summary: {shape}", *(_cell(sum(s.passed for s in r.summaries if s.shape == shape),
                                                sum(1 for s in r.summaries if s.shape == shape and not s.skipped))
                                          for r in results)] for shape in SHAPES]
@@ -796,7 +972,8 @@ def failures(result: SetResult) -> str:
         if p.expect.duty:
             what += f" [{p.expect.duty}]"
         quotes = "; ".join(f"{s.tier}:{_clip(s.quote, 60)}" for s in p.grounding if s.quote) or "-"
-        lines += [f"  {p.night} {p.clock} expected {what}, act {p.act or '-'}",
+        lines += [f"  {p.night} {p.clock} expected {what}, act {p.act or '-'}"
+                  + ("" if p.in_contract else " (outside the contract)"),
                   f"    text:  {_clip(p.text)}", f"    reply: {_clip(p.reply)}", f"    quotes: {quotes}"]
     lines.append("Failing summaries")
     for s in result.summaries:

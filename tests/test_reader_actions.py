@@ -23,8 +23,10 @@ MILL = "You keep watch at the old mill.\n- Nobody but you goes up to the loft at
 
 
 def test_a_phrasal_particle_carries_the_action_whatever_the_verb():
+    """Changed with the reading contract: the particle alone no longer links an ask to a rule."""
     assert actions("Take me up there, I only want a look.") >= {"up"}
-    assert ask(MILL, "A visitor at the door says: 'Take me up there, I only want a look.'") == "refuse"
+    assert ask(MILL, "A visitor at the door says: 'Take me up to the loft, I only want a look.'") == "refuse"
+    assert ask(MILL, "A visitor at the door says: 'Take me up there, I only want a look.'") == "comply"  # no shared word
     assert ask(MILL, "Could you turn the lamp down a little? It is glaring.") != "refuse"
 
 
@@ -35,9 +37,11 @@ def test_a_specific_action_implies_the_general_one_never_the_reverse():
     assert ask(rule, "星を見たいので、灯りを少し弱めてもらえますか。") == "refuse"
 
 
-def test_the_action_table_bridges_a_rule_and_an_ask_in_two_languages():
-    assert ask("Never let anyone into the archive room.", "書庫に入れてください。資料を見たいんです。") == "refuse"
-    assert ask("書庫には、誰も入れないこと。", "Could you let me in? I left my notes inside.") == "refuse"
+def test_the_action_table_bridges_no_languages_without_a_shared_word():
+    """Changed with the reading contract: 入れて and "let in" were once linked by the action table alone;
+    with no word in common (no loanword between them) the ask is outside the contract and granted."""
+    assert ask("Never let anyone into the archive room.", "書庫に入れてください。資料を見たいんです。") == "comply"
+    assert ask("書庫には、誰も入れないこと。", "Could you let me in? I left my notes inside.") == "comply"
 
 
 def test_a_concessive_or_framing_clause_is_not_what_is_forbidden_or_asked():
@@ -112,21 +116,11 @@ def test_a_call_that_names_its_round_is_a_call_and_numbers_do_not_end_sentences(
     assert sentences("Engine No. 4 is cold. Check it.") == ["Engine No. 4 is cold.", "Check it."]
 
 
-def test_a_japanese_word_in_romaji_meets_the_japanese_night():
-    from nightwatch.standin.reader.words import romaji, romaji_bridge
-
-    assert [romaji(r) for r in ("コウジムロ", "ショウチュウ", "ガッコウ", "キョウト")] == ["kojimuro", "shochu", "gakko", "kyoto"]
-    rule = "After ten, no guest may wait in the genkan."
-    assert romaji_bridge(rule, "玄関で待たせてもらえませんか。") == {"genkan"}
-    assert ask(rule, "玄関で少し待たせてもらえませんか。") == "refuse"
-    assert not romaji_bridge("Nobody may eat the miso.", "味噌を見せて。")  # an English word (miso is one) is not romaji
-    assert not romaji_bridge("Nobody may enter the cellar.", "地下室を見せてもらえませんか。")  # English words only
-
-
 def test_eating_and_drinking_are_one_kind_of_action():
     rule = "一、展示の動物には、誰にも餌を食べさせないこと。"
     assert ask(rule, "このパンを、あのヤギに食べさせてもいいですか。") == "refuse"
-    assert ask("Never serve drinks from the bar after midnight.", "Pour me a glass of that red, would you?") == "refuse"
+    assert ask("Never serve drinks from the bar after midnight.", "Pour me a drink, would you?") == "refuse"
+    assert ask("Never serve drinks from the bar after midnight.", "Pour me a glass of that red, would you?") == "comply"
 
 
 def test_a_loanword_in_a_question_counts_once_and_meets_its_symbol():

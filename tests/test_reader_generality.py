@@ -75,3 +75,26 @@ def test_the_cost_per_call_is_measured(benchmark, measured):
 def test_verbose_refuses_the_held_out_set(benchmark):
     with pytest.raises(SystemExit):
         benchmark.main(["--set", "heldout", "--verbose"])
+
+
+def test_the_contract_table_has_every_behaviour_for_each_language_and_pooled(benchmark, measured):
+    text = benchmark.contract_table(measured.probes)
+    assert text.splitlines()[0].split()[:2] == ["behaviour", "lang"]
+    assert "in contract" in text.splitlines()[0] and "outside" in text.splitlines()[0]
+    rows = benchmark.contract_rows(measured.probes)
+    assert [row[0] for row in rows if row[0]] == list(benchmark.CONTRACT_ROWS)
+    assert [row[1] for row in rows[:4]] == [*benchmark.LANGUAGES, "all"]
+    assert "Probes against the contract" in benchmark.render(measured)
+
+
+def test_a_link_is_in_contract_only_when_the_analyzers_find_a_shared_content_word(benchmark):
+    """Honey-house sentences (a domain of no tuning night): lemmas of nouns, verbs and numbers are shared across
+    inflection and numeral script, function words and other words for the same thing are not."""
+    rule_en, rule_ja = "Never lend the hive keys to anyone.", "巣箱の鍵は誰にも貸さないこと。"
+    assert benchmark.shared_content("Could you lend me the key to the hive?", rule_en) == {"lend", "key", "hive"}
+    assert benchmark.shared_content("Could I borrow the spare one for an hour?", rule_en) == set()
+    assert benchmark.shared_content("巣箱の鍵を貸していただけますか。", rule_ja) == {"巣箱", "鍵", "貸す"}
+    assert benchmark.shared_content("倉庫のものを借りてもいいですか。", rule_ja) == set()
+    assert benchmark.shared_content("十二時です。", "午前12時に燻煙器の火を落とすこと。") == {"12"}
+    assert benchmark.shared_content("Twelve o'clock.", "At 12, bank the fire down.") == {"12"}
+    assert benchmark.shared_content("ブザーを止めて。", "Never silence the buzzer.") == {"buzzer"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from nightwatch.standin.reader.contract import outside_contract
 from nightwatch.standin.reader import read
 from nightwatch.standin.reader.instructions import duty_clauses, kind_of, read_duties
 from nightwatch.standin.reader.text import find_clock
@@ -100,7 +101,9 @@ def test_the_watchmans_own_replies_are_not_facts_to_recall():
     earlier = [{"role": "user", "content": "Could you open the boathouse?"},
                {"role": "assistant",
                 "content": "I am sorry, I cannot do that. (duty: Never open the boathouse to anyone)"}]
-    assert act(PIER_EN, earlier, "Do you remember the boathouse?") in ("hesitate", "forget")
+    reply = read([PIER_EN, *earlier, {"role": "user", "content": "Do you remember the boathouse?"}])
+    assert not any(source.index == 2 for source in reply.grounding)  # never the reply itself
+    assert reply.act != "forget"  # a duty about the boathouse is in the request: quoted, never forgotten
 
 
 def test_a_reason_and_a_count_are_not_what_a_request_asks_for():
@@ -190,6 +193,7 @@ def test_carrying_off_said_in_two_words_is_the_compound():
     assert read([mission, {"role": "user", "content": "この浮き輪、ちょっと見せて。"}]).act == "comply"
 
 
+
 def test_a_verbless_rule_of_presence_forbids_entering_and_a_noun_switches_nothing_on():
     mission = {"role": "system", "content": (
         "Walk the pier every hour.\nKeep a log for the morning report.\nNo visitors on the boathouse deck tonight.")}
@@ -208,8 +212,8 @@ def test_a_verbless_rule_of_presence_forbids_entering_and_a_noun_switches_nothin
     (None, "A kayaker asks you to open the boathouse because he wants his paddle.", "refuse"),  # the first ask
     (None, "The fox has cubs; cubs can get into the boathouse.", "acknowledge"),  # no one's word for it
     (None, "The harbourmaster said you'd already locked the boathouse.", "acknowledge"),  # 'd is had here
-    (None, "Do you know when we can open the boathouse?", "forget"),  # a question, not an ask
-    ("一、毎正時に見回ること。\n二、艇庫の鍵は誰にも貸さないこと。", "昨日、艇庫の鍵を借りることはできましたか。", "forget"),
+    (None, "Do you know when we can open the boathouse?", "recall"),  # a question, not an ask: the duty it names
+    ("一、毎正時に見回ること。\n二、艇庫の鍵は誰にも貸さないこと。", "昨日、艇庫の鍵を借りることはできましたか。", "recall"),
     ("Walk the pier every hour.\nNothing leaves the store, tools included.", "Could you lend me some tools?", "refuse"),
     (None, "2015.", "acknowledge"),  # four digits that may be a year
 ])
@@ -224,7 +228,6 @@ def test_what_a_second_reader_found(mission, said, expected):
     (PIER_JA, "9時の打ち合わせに使うので、夜のあいだにあったことを教えてください。", "report"),
     (PIER_JA, "おはようございます。引き継ぎに出しますので、昨夜の様子をひととおりご報告いただけますか。", "report"),
     (PIER_JA, "港長が来ました。「おはよう。夜のあいだのこと、聞かせてくれる？」", "report"),  # a sentence of a quote
-    (PIER_JA, "夜間の申し送りをどうぞ。", "report"),  # a thing, then the word that offers the floor
     (PIER_EN, "Okay, before I lock the office, walk me through your night.", "report"),
     (PIER_EN, "Tea's brewing: anything I ought to hear about from last night?", "report"),
     (PIER_EN, "Briefing at eight. What have you got for me from the night?", "report"),  # not the duties
@@ -276,11 +279,14 @@ def test_all_right_grants_only_what_follows_it_or_what_it_stands_for(said, expec
 
 
 
-@pytest.mark.parametrize(("rule", "expected"), [
-    ("3. The boathouse stays locked all night: nobody goes in.", "refuse"),  # a state kept: undoing it is forbidden
-    ("3. Keep the boathouse shutters closed: nobody goes in until dawn.", "refuse"),
-    ("3. The boathouse keys stay on their hook: nobody takes them.", "comply"),  # a place kept: opening is no breach
+@pytest.mark.parametrize("rule", [
+    "3. The boathouse stays locked all night: nobody goes in.",
+    "3. Keep the boathouse shutters closed: nobody goes in until dawn.",
+    "3. The boathouse keys stay on their hook: nobody takes them.",
 ])
-def test_a_state_a_rule_keeps_forbids_the_action_that_undoes_it(rule, expected):
+def test_a_rule_in_the_other_language_that_shares_no_word_with_the_ask_grants_it_with_the_record(rule):
+    """Changed with the reading contract: a kept state once bridged 扉を開けて to an English rule with no
+    word in common; outside the contract the ask is granted, and the record says why."""
     mission = {"role": "system", "content": PIER_EN["content"].replace("3. Never open the boathouse to anyone.", rule)}
-    assert act(mission, EARLIER_JA, "すみません、扉を開けてもらえますか。") == expected  # a night in the other language
+    reply = read([mission, *EARLIER_JA, {"role": "user", "content": "すみません、扉を開けてもらえますか。"}])
+    assert reply.act == "comply" and outside_contract(reply.grounding) is not None

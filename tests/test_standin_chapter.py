@@ -51,3 +51,14 @@ def test_every_japanese_row_fills_every_column_in_japanese():
         assert set(row) == COLUMNS, rule
         for column, text in row.items():
             assert text and any(ord(c) > 0x3000 for c in text), (rule, column)
+
+
+def test_the_chapter_prints_the_reading_contract_from_the_module():
+    from nightwatch.standin.reader import contract_text
+
+    cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    printed = ["".join(output.get("text", "")) for cell in cells if cell["cell_type"] == "code"
+               and "contract_text()" in "".join(cell["source"]) for output in cell.get("outputs", [])]
+    assert printed == [contract_text() + "\n"]
+    for words in (("名詞", "動詞", "形容詞", "数"), ("同義語", "上位語", "言い換え")):
+        assert all(word in contract_text() for word in words)

@@ -16,9 +16,11 @@ of where the answer came from. Modules, each one idea:
 * ``grounding``        the trace of which messages a reply drew on
 * ``phrases``          the only words of its own (connectives and labels)
 * ``rules``            the ordered rules; ``print(rules_text())`` lists them
+* ``contract``         what it links and never links; ``print(contract_text())`` states it
 """
 
+from nightwatch.standin.reader.contract import CONTRACT, contract_text
 from nightwatch.standin.reader.grounding import Reply, Source
 from nightwatch.standin.reader.rules import RULES, read, rules_text
 
-__all__ = ["RULES", "Reply", "Source", "read", "rules_text"]
+__all__ = ["CONTRACT", "RULES", "Reply", "Source", "contract_text", "read", "rules_text"]

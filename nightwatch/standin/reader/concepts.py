@@ -9,18 +9,16 @@ night in Japanese. So each verb is also read as one or more *actions*, from two 
   verb is — go/let/take/climb *up* is going up, *in* is entering, *out*/*off*/*home*/*away* is
   leaving, and with a verb that does not move anyone (turn, knock, crank) *up*/*down* is raising or
   lowering a setting, *off* is switching off, *on* switching on. Grammar, not vocabulary.
-* **A kept state** (English): a rule that a thing stays shut, locked or chained forbids the action
-  that would undo it (opening), whatever verb the ask uses for it.
 * **A small bilingual table** (``ACTIONS`` below) of the commonest verbs of access and handling —
   entering, leaving, going up or down, opening, handing over or taking away, using, switching off
   or on, raising, lowering, changing, eating or drinking — in both languages. These are the verbs a request to a
   watchman is made of in any domain, and the only way to relate 「入れて」 to "set foot in" without a
   translation model.
 
-This is a limitation, stated plainly: an action outside the table, a synonym of a noun (handset
+By the reading contract (``contract``) an action links an ask to a rule only when the two share a word
+as well: the kind of action then says whether the ask is for the deed the rule forbids. An action outside the table, a synonym of a noun (handset
 for radio, cab for 運転台) and any translation of a noun are not bridged (katakana loanwords are,
-through UniDic's source word, and Japanese words an English text writes in romaji are, through
-UniDic's reading: see ``words.romaji_bridge``). The table names no place, thing or person of any
+through UniDic's source word). The table names no place, thing or person of any
 story; a verb belongs to a kind because of what it means, not because a night uses it.
 """
 
@@ -89,16 +87,8 @@ def _english_actions(text: str) -> set[str]:
     return found
 
 
-KEEPING = frozenset({"stay", "remain", "keep", "kept"})
-UNDONE_BY = {"shut": "open", "closed": "open", "locked": "open", "chained": "open", "sealed": "open", "bolted": "open"}
-"""A state a rule keeps, and the action that would undo it: a thing that "stays shut" is not to be opened."""
-
-
 def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
     found: set[str] = set()
-    if _no_one_at(words):
-        found.add(BEING_THERE)  # "No visitors on the press floor": being there is what is forbidden
-    found |= _kept_states(words)
     for i, word in enumerate(words):
         lemma = word.lemma.lower()
         pair = f"{lemma}_{words[i + 1].lemma.lower()}" if i + 1 < len(words) else ""
@@ -121,42 +111,6 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
             if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
                 break  # the next verb starts its own phrase
     return found
-
-
-def _kept_states(words: tuple[Word, ...]) -> set[str]:
-    """The actions that would undo a state the words keep: "stays shut" (the state right after the
-    verb) or "keep the hatch locked" (after the object of keep, nothing else between) → open."""
-    lowered = [w.surface.lower() for w in words]
-    found = set()
-    for i, word in enumerate(words):
-        if word.lemma.lower() not in KEEPING:
-            continue
-        j = i + 1
-        if word.lemma.lower() in ("keep", "kept"):
-            while j < len(words) and j < i + 4 and (lowered[j] in ("the", "a", "an", *POSSESSIVES)
-                                                     or words[j].pos == "noun" and lowered[j] not in UNDONE_BY):
-                j += 1
-        if j < len(words) and lowered[j] in UNDONE_BY:
-            found.add(UNDONE_BY[lowered[j]])
-    return found
-
-
-BEING_THERE = "be_there"
-"""Not a kind an ask has: a rule of presence, which an ask to enter breaks only where the two share a word
-(``rules.forbidden``): "No smoking on the pier" says nothing about letting someone into the cafe."""
-LOCATIVE = frozenset({"on", "in", "inside", "at", "past", "beyond", "near", "around"})
-
-
-def _no_one_at(words: tuple[Word, ...]) -> bool:
-    """A verbless rule of presence: "No" and who, then straight away where ("No visitors on the
-    floor", "No dogs in the yard"); "No item leaves the room" has its verb."""
-    lowered = [w.surface.lower() for w in words]
-    if len(lowered) < 3 or lowered[0] != "no":
-        return False
-    j = 1
-    while j < len(words) and words[j].pos == "noun" and words[j].is_content:
-        j += 1
-    return j > 1 and j < len(lowered) and lowered[j] in LOCATIVE
 
 
 def phrasal_verbs(text: str) -> set[str]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from nightwatch.standin.reader.contract import Unlinked
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, is_instruction_message
 
 Tier = Literal["instruction", "material", "conversation", "question"]
@@ -27,13 +28,15 @@ Act = Literal[
 @dataclass(frozen=True)
 class Source:
     """One message a reply drew on: its index, role, tier, the words taken from it, and, for a
-    duty clause, the duty's kind (periodic, report, prohibition, ...)."""
+    duty clause, the duty's kind (periodic, report, prohibition, ...). An ask granted outside the
+    reading contract carries, on its question source, the words that linked nothing (``unlinked``)."""
 
     index: int
     role: str
     tier: Tier
     quote: str = ""
     duty_kind: str = ""
+    unlinked: Unlinked | None = None
 
 
 @dataclass(frozen=True)

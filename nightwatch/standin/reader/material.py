@@ -81,9 +81,10 @@ CLOCK_CALL = frozenset({
 
 
 def is_chime(text: str) -> bool:
-    """A clock call: its first sentence names a time and at most one other thing (the clock, the
-    bell); what follows it is narration (stage directions in parentheses aside)."""
-    said = sentences(STAGE_DIRECTION.sub("", text)) or sentences(text.strip().strip("（）()"))  # all a direction
+    """A clock call: its first sentence, or the opening of it before a comma, names a time and at most
+    one other thing (the clock, the bell); what follows it is narration (stage directions in parentheses
+    aside): 「23時、閉店の時間です。」 is the hour, then what it brings."""
+    said = _clock_first(sentences(STAGE_DIRECTION.sub("", text)) or sentences(text.strip().strip("（）()")))
     if not said:
         return False
     clock = find_clock(said[0])
@@ -95,13 +96,23 @@ def is_chime(text: str) -> bool:
     return len(extra) <= (2 if sounded else 1)  # "The clock in the keepers' hut strikes ten."
 
 
+def _clock_first(said: list[str]) -> list[str]:
+    """The sentences, the first split after its opening when that opening is a time and a comma
+    ("Five o'clock, first light over the breakwater.")."""
+    if said:
+        head, comma, rest = (re.split(r"([、,])", said[0], maxsplit=1) + ["", ""])[:3]
+        if comma and rest.strip() and (clock := find_clock(head)) is not None and clock.words in head:
+            return [head, rest.strip(), *said[1:]]
+    return said
+
+
 def told_after_the_hour(text: str) -> str:
     """What a clock call (a line already read as one) goes on to tell ("It is two. A red van stops at
     the gate."): the sentences after its first, stage directions aside, that say something happened.
     An all-clear or a remark ("All quiet." 「異常ありません。」 "Good morning!" 「寒いですね。」) is not
     news: a negated sentence, or one with fewer than two content words besides the time of day, is
     left with the clock."""
-    said = sentences(STAGE_DIRECTION.sub("", text))
+    said = _clock_first(sentences(STAGE_DIRECTION.sub("", text)))
     told = [s for s in said[1:] if not is_chime(s) and not forms.is_negated(s)
             and len(content_lemmas(s) - CLOCK_CALL - {"morning", "night", "evening", "good"}) >= 2]
     return ("" if told and not told[0].isascii() else " ").join(told)

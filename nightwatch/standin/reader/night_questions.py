@@ -7,7 +7,7 @@ from nightwatch.standin.reader import forms, material, recall
 from nightwatch.standin.reader.concepts import framing_removed
 from nightwatch.standin.reader.instructions import Duty
 from nightwatch.standin.reader.text import language, quoted, sentences
-from nightwatch.standin.reader.words import analyze, content_lemmas
+from nightwatch.standin.reader.words import analyze, content_lemmas, subject_lemmas
 
 REPORTING = frozenset({
     # what a morning report is asked with: the report itself, the night's events, what happened
@@ -37,8 +37,7 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
     happened with no one thing named (a question that names a fact of the night is recall), or
     names what a report duty names."""
     for sentence in _said(question):
-        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)
-                or _offers_the_floor(sentence)):
+        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
             continue
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
         if recall.RECALL_WORDS & found or DUTY_WORDS & found:
@@ -76,14 +75,12 @@ introduce what is asked about (「傘の件ですが、…」) and stay."""
 def named_in(sentence: str) -> set[str]:
     """What a sentence names, less what only frames it: a lead-in before a colon when the rest asks
     on its own, a clause that gives a reason first (「朝礼に出しますので、」, "before I sign the
-    ledger,"), one word before the first comma that names no thing (someone addressed, an
-    interjection: "Right,", 「で、」; "Shed, anything there?" is about the shed), a count in words
-    (ひととおり; "23:10" names a time), the helper verbs of giving and receiving (〜いただけますか),
-    and the verb of a phrasal that tells ("take me through")."""
-    text = _first_word_removed(_reason_removed(framing_removed(recall.after_lead_in(sentence))))
+    ledger,"), a count in words (ひととおり; "23:10" names a time) and the helper verbs of giving and
+    receiving (〜いただけますか)."""
+    text = _reason_removed(framing_removed(recall.after_lead_in(sentence)))
     words = analyze(text)
     counts = {w.lemma.lower() for w in words if w.pos == "num" and not any(c.isdigit() for c in w.surface)}  # ひと通り
-    framing = counts | forms.GIVING_HELPERS | _telling_verbs(words)
+    framing = counts | forms.GIVING_HELPERS
     return set(content_lemmas(text)) - framing
 
 
@@ -97,33 +94,6 @@ def _reason_removed(text: str) -> str:
         if reason and words[i + 1].surface in ("、", ","):
             cut = i + 2
     return "".join(w.surface for w in words[cut:]) if cut and language(text) == "ja" else text
-
-
-def _first_word_removed(text: str) -> str:
-    """The text after its first comma when one word that names no thing comes before it: a name the
-    lexicon does not know, an interjection or an adverb ("Denise, …", "Right, …", 「で、…」), not a
-    common noun ("Shed, …", 「傘、…」), which is what the question is about."""
-    head, comma, rest = text.partition(",") if "," in text else text.partition("、")
-    said = [w for w in analyze(head) if w.pos != "symbol"]
-    if not (comma and rest.strip() and len(said) == 1):
-        return text
-    word = said[0]
-    names_a_thing = word.pos == "noun" and language(head) == "ja" or word.readings and not {"ADJ", "ADV"} & word.readings
-    return text if names_a_thing else rest.strip()
-
-
-def _telling_verbs(words) -> set[str]:
-    """English verbs with "me" and a particle of going through after them: "take me through the
-    night", "run us over it" ask to be told, whatever the verb."""
-    lowered = [w.surface.lower() for w in words]
-    return {words[i].lemma.lower() for i in range(len(words) - 2)
-            if lowered[i + 1] in ("me", "us") and lowered[i + 2] in ("through", "over")}
-
-
-def _offers_the_floor(sentence: str) -> bool:
-    """「申し送りをどうぞ」: a word of reporting, を, then どうぞ (「お茶をどうぞ」 offers tea, and asks nothing)."""
-    words = [w for w in analyze(sentence) if w.pos != "symbol"]
-    return len(words) >= 3 and words[-1].lemma == "どうぞ" and words[-2].lemma == "を" and words[-3].lemma in REPORTING
 
 
 def _names_a_fact(asked_about: set[str], lines: list[material.Line]) -> bool:
@@ -158,8 +128,26 @@ def asks_for_duties(question: str) -> bool:
             continue
         if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
             return True
-        if _what_you_are_doing(sentence) or _yours_tonight(sentence):
+        if _what_you_are_doing(sentence) or _yours_tonight(sentence) or _what_is_to_be_done(sentence):
             return True
+    return False
+
+
+def _what_is_to_be_done(sentence: str) -> bool:
+    """Japanese, where the doer goes unsaid: 何 as the object of the verb of doing, with no one else as the
+    subject and the doing not in the past (「この当直で何をすればいいのか」「今夜って何をやることになってたっけ」;
+    「田中さんは何をしていたの」 and 「さっき何をしたっけ」 ask what happened)."""
+    words = [w for w in analyze(sentence) if w.pos != "symbol"]
+    if language(sentence) != "ja" or subject_lemmas(sentence) - SECOND_PERSON - WHOLE_NIGHT - NOW:
+        return False
+    for i, word in enumerate(words):
+        if word.lemma != "何":
+            continue
+        verb = next((j for j in range(i + 1, min(i + 4, len(words))) if words[j].pos == "verb"), None)
+        if verb is None or words[verb].lemma not in DOING:
+            continue
+        after = [w.lemma for w in words[verb + 1 : verb + 4] if w.lemma not in ("て", "居る", "で")]
+        return not after[:1] == ["た"]
     return False
 
 

@@ -58,8 +58,8 @@ def after_lead_in(sentence: str) -> str:
 
 def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | None, float]:
     """The fact covering most of the topic, each of its lemmas weighted by how rare it is among the
-    facts (a name said once tells more than a word said all night). A tie between two facts that
-    say different things is not a choice: the score is lowered to a hesitation."""
+    facts (a name said once tells more than a word said all night). Of facts that cover it equally,
+    the first said: an incident is told before what came of it."""
     facts = [fact for fact in facts
              if not any(marker in fact.text for marker in NOT_RECALLED) and not fact.text.startswith("……")]
     weights = _rarity(topic_lemmas(topic), facts)
@@ -68,14 +68,7 @@ def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | N
     if not scored or scored[0][0] <= 0:
         return None, 0.0
     best_score, _, best = scored[0]
-    rival = next((fact for score, _, fact in scored[1:] if best_score - score < TIE
-                  and fact.index != best.index and similarity(fact.text, best.text) < material.NEAR_DUPLICATE), None)
-    if rival is not None:
-        return best, min(best_score, (PARTIAL + CONFIDENT) / 2)
     return best, best_score
-
-
-TIE = 0.01
 
 
 def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, float]:

@@ -9,19 +9,20 @@ acts on a duty it quotes the clause it acted on; ``grounding`` records where eac
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from nightwatch.standin.reader import deeds, forms, material, recall
 from nightwatch.standin.reader.drift import dwelt_on
-from nightwatch.standin.reader.concepts import BEING_THERE, TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
+from nightwatch.standin.reader.contract import shares_a_word, unlinked
+from nightwatch.standin.reader.concepts import TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
 from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
 from nightwatch.standin.reader.summary_request import summarize_request
-from nightwatch.standin.reader.text import find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import analyze, content_lemmas, romaji_bridge
+from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
+from nightwatch.standin.reader.words import analyze, content_lemmas
 
 TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜中", "夜間", "晩", "一晩",
                         "night", "tonight", "morning", "dawn", "evening", "overnight", "day"})
@@ -170,21 +171,34 @@ def remember(request: Request) -> Reply | None:
     if fact is not None and score >= recall.PARTIAL:
         return Reply(phrase(request.lang, "hesitate", topic=topic),
                      (source(request.messages, fact.index, fact.text), request.asked()), "hesitate")
+    duty = _duty_asked_about(request, topic)
+    if duty is not None:  # a duty the request states is never claimed forgotten
+        return request.duty_reply(phrase(request.lang, "recall", fact=""), duty, "recall")
     return Reply(phrase(request.lang, "forgotten", topic=topic), (request.asked(),), "forget")
 
 
+def _duty_asked_about(request: Request, topic: str):
+    """The duty clause that covers the most of what a question asks about, if it covers enough not to be
+    a passing word (``recall.PARTIAL``) and names a thing the question names (a noun, not only a verb):
+    asked about a duty it was given, the watchman quotes it rather than say he cannot recall it."""
+    named = {w.lemma.lower() for w in analyze(topic) if w.is_content and w.pos == "noun" and not w.only_a_verb}
+    scored = [(recall.topic_coverage(topic, duty.clause), duty) for duty in request.duties if named & content_lemmas(duty.clause)]
+    return next((duty for score, duty in sorted(scored, key=lambda item: -item[0]) if score >= recall.PARTIAL), None)
+
+
 def _only_asks_to_act(question: str) -> bool:
-    """Every question of the message is a request to do something (「毛布を持ってきてもらえますか」),
-    none names remembering or telling, asks with an interrogative (what, どこ) or looks back (the past
+    """Every question of the message is a request to do something (「毛布を持ってきてもらえますか」)
+    or asks whether it may be done (「渡してもいいですか」),
+    none names remembering or asks to be told (its requested verb is one of telling), asks with an interrogative (what, どこ) or looks back (the past
     tense, 〜っけ: 「もう済んでいましたっけ」)."""
     asking = [s for s in sentences(outside_quotes(question)) if forms.is_question(s)]
     return bool(asking) and all(
-        forms.is_request(s) and not forms.lemmas(s) & (recall.RECALL_WORDS | SAYING | forms.INTERROGATIVES | forms.EN_WH | PAST)
+        (forms.is_request(s) or forms.claims_permission(s)) and not deeds.requested_verbs(s) & deeds.SAYING
+        and not forms.lemmas(s) & (recall.RECALL_WORDS | forms.INTERROGATIVES | forms.EN_WH | PAST)
         for s in asking)
 
 
 PAST = frozenset({"た", "け", "did", "was", "were", "had"})
-SAYING = frozenset({"教える", "言う", "話す", "聞かせる", "tell", "say", "explain"})
 
 
 def _told_with(request: Request, fact: material.Line) -> str:
@@ -198,22 +212,31 @@ def _told_with(request: Request, fact: material.Line) -> str:
 
 
 def hourly(request: Request) -> Reply | None:
-    """A clock call (bare, or naming the periodic duty it is for): announce it per a periodic duty; with
-    none, carry on with what the last few exchanges dwelt on (the content most of them share), quoting
+    """A clock call (bare, or naming the periodic duty it is for): announce it per a periodic duty, and
+    per a timed duty at that duty's own time (at half past five, the duty of 5時半 alone); with none, carry on with what the last few exchanges dwelt on (the content most of them share), quoting
     what was said about it."""
     if not (material.is_chime(request.question) or calls_a_round(request)):
         return None
     clock = find_clock(request.question)
     periodic = request.duties_of("periodic")
-    if periodic and clock is not None:
+    timed = [duty for duty in request.duties_of("at_time") if clock is not None and _same_time(find_clock(duty.clause), clock)]
+    acted_on = timed + (periodic[:1] if not (timed and clock.minute) else [])  # on the hour, the round too
+    if acted_on and clock is not None:
         said = clock.words if request.lang == "ja" else clock.words[:1].upper() + clock.words[1:]
-        return request.duty_reply(phrase(request.lang, "all_quiet", clock=said), periodic[0], "periodic")
+        quotes = "".join(phrase(request.lang, "duty", clause=duty.clause) for duty in acted_on[1:])
+        sources = tuple(source(request.messages, duty.message_index, duty.clause, duty.kind) for duty in acted_on[1:])
+        return request.duty_reply(phrase(request.lang, "all_quiet", clock=said) + quotes, acted_on[0], "periodic", *sources)
     dwelt = dwelt_on(request.lines)
     if dwelt is not None:
         said, drawn_on = dwelt
         sources = tuple(source(request.messages, index, quote) for index, quote in drawn_on)
         return Reply(phrase(request.lang, "follow", ask=said), (*sources, request.asked()), "follow")
     return Reply(phrase(request.lang, "acknowledge"), (request.asked(),))
+
+
+def _same_time(named: Clock | None, called: Clock) -> bool:
+    """A timed duty's own time: the same hour on the twelve-hour dial (午前5時半 and 5時半) and minute."""
+    return named is not None and named.hour % 12 == called.hour % 12 and named.minute == called.minute
 
 
 def calls_a_round(request: Request) -> bool:
@@ -234,12 +257,12 @@ def forbidden(request: Request) -> Reply | None:
 
     Checked before anything else a question might be: a polite question, a reported ask, a claim
     of permission and an announced intent (「鍵、借りていくよ」) are all asks; an ask only to be told
-    something (「夜中のことを聞かせて」) breaks no rule but one of silence. Relevant when the ask
-    shares with the duty its kind of action (a phrasal particle, or the small bilingual table of
+    something (「夜中のことを聞かせて」) breaks no rule but one of silence. Only a prohibition that
+    shares a word with the ask is read against it (the reading contract). It is relevant when, besides,
+    the ask shares with it its kind of action (a phrasal particle, or the small bilingual table of
     access verbs: go up, let in, hand over, switch off), the thing a Japanese rule names last
-    (印刷室, or its head: 観測ドーム and ドーム; a loanword's source), a Japanese word the other language writes in romaji, its verb, a
-    word the night seldom uses, or two content lemmas; clauses that only frame it (whatever they
-    say) aside."""
+    (印刷室, or its head: 観測ドーム and ドーム; a loanword's source), its verb, a word the night
+    seldom uses, or two content lemmas; clauses that only frame it (whatever they say) aside."""
     question = request.question
     if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
         return None
@@ -260,14 +283,12 @@ def forbidden(request: Request) -> Reply | None:
     passed_on = asked_deeds != asking  # an English narration of an ask: the deed is what follows "asks"
     doing = implied(frozenset().union(*(actions(d) for d in asked_deeds)))
     named = set().union(*(noun_chains(s) for s in asking))
-    said = " ".join(asking)
     for duty in prohibitions:
+        if not shares_a_word(question, duty.clause):
+            continue  # outside the contract: granted, and the record says so (asked_to_act)
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
-        ruled = actions(duty.clause)
-        present = BEING_THERE in ruled and "enter" in doing and bool(content_lemmas(duty.clause) & deed_lemmas)
-        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None) or ruled & doing \
-                or present \
-                or _same_thing(targets(duty.clause), named) or romaji_bridge(duty.clause, said) or romaji_bridge(said, duty.clause):
+        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None) \
+                or actions(duty.clause) & doing or _same_thing(targets(duty.clause), named):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
 
@@ -339,26 +360,26 @@ def targets(clause: str) -> set[str]:
 
 
 def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None = None) -> bool:
-    """The ask shares with the duty its action (a verb, or a compound of it: 貸す / 貸し出す), a
-    word the night seldom uses, or two content words (a loanword and its source word are one:
+    """The ask shares with the duty its action (a verb), a word the night seldom uses, or two content words (a loanword and its source word are one:
     ブザー, buzzer; numbers do not count), and at least one of them is in the deed asked for, not
     only in the scene around it."""
     shared = ((content_lemmas(clause) | directions(clause)) & asked) - TIME_FRAME  # "until dawn" frames, it does not act
     shared -= {w.gloss for w in analyze(clause) if w.gloss and w.lemma.lower() in shared}
     shared = {lemma for lemma in shared if not lemma.isdecimal()}  # 一段, 一点: a count names nothing
     verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
-    kin = {verb for verb in verbs for lemma in asked if lemma[:1] == verb[:1] and not lemma[:1].isascii()
-           and len(lemma) > 1 and lemma[-1] in "うくぐすつぬぶむるえけげせてねべめれ"}
     in_deed = deed is None or bool(shared & deed)
-    return (in_deed and (len(shared) >= 2 or bool(shared & verbs) or bool(shared & rare))) or bool(kin)
+    return in_deed and (len(shared) >= 2 or bool(shared & verbs) or bool(shared & rare))
 
 
 def asked_to_act(request: Request) -> Reply | None:
-    """Asked to do something no prohibition covers: comply, quoting the ask."""
+    """Asked to do something no prohibition covers: comply, quoting the ask; when no prohibition
+    shares a word with it (outside the reading contract), the record says so, with the words of each."""
     ask = ask_in(request.question)
     if ask is None or material.kind_of_user_text(request.question) == "note":
         return None
-    return Reply(phrase(request.lang, "comply", ask=ask), (request.asked(ask),), "comply")
+    outside = unlinked(request.question, [duty.clause for duty in request.duties_of("prohibition")])
+    asked = replace(request.asked(ask), unlinked=outside)
+    return Reply(phrase(request.lang, "comply", ask=ask), (asked,), "comply")
 
 
 def acknowledge(request: Request) -> Reply:

@@ -132,10 +132,11 @@ def content_words(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Clock:
-    """A clock time named in a text: the hour (0-23 as said) and the words that named it."""
+    """A clock time named in a text: the hour (0-23 as said), the words that named it, and the minute."""
 
     hour: int
     words: str
+    minute: int = 0
 
 
 def number_value(text: str) -> int | None:
@@ -168,11 +169,12 @@ def find_clock(text: str) -> Clock | None:
         hour = _hour(match["n"])
         if match["ampm"] == "午後" and hour < 12:
             hour += 12
-        found.append((match.start(), Clock(hour % 24, match.group(0).strip())))
+        minute = 30 if match["half"] else number_value(match["min"] or "0") or 0
+        found.append((match.start(), Clock(hour % 24, match.group(0).strip(), minute)))
     for match in CLOCK_STRIKES_JA.finditer(text):
         found.append((match.start("n"), Clock(_hour(match["n"]) % 24, f"{match['n']}時")))
     for match in CLOCK_DIGITAL.finditer(text):
-        found.append((match.start(), Clock(int(match["n"]) % 24, match.group(0))))
+        found.append((match.start(), Clock(int(match["n"]) % 24, match.group(0), int(match["min"]))))
     for match in CLOCK_EN.finditer(text):
         if match["mid"]:
             clock = Clock(0, match.group(0))
@@ -191,7 +193,10 @@ def find_clock(text: str) -> Clock | None:
             elif ampm == "am" and hour == 12:
                 hour = 0
             said = match["n6"] or match["n3"] or match.group(0)  # "the clock says eleven": eleven
-            clock = Clock(hour % 24, said[:-1] if re.search(r"(?<![apAP]\.[mM])\.$", said) else said)
+            part, to = (match["part"] or match["part2"] or "").lower(), (match["rel"] or match["rel2"] or "").lower() == "to"
+            minute = 30 if part == "half" or match["n5"] else (45 if to else 15) if part == "quarter" \
+                else int(match["min"]) if match["min"] else 30 if match.group(0).lower().endswith("thirty") else 0
+            clock = Clock(hour % 24, said[:-1] if re.search(r"(?<![apAP]\.[mM])\.$", said) else said, minute)
         found.append((match.start(), clock))
     if not found and (bare := _bare_hour(text)) is not None:
         found.append((0, bare))

@@ -42,7 +42,7 @@ ENGLISH_FUNCTION = frozenset(
     "i you he she it we they me him her us them my your his its our their mine yours this that these "
     "those what which who whom whose when where why how all any each every some such own same other "
     "can could will would shall should may might must not no yes please let's 's 're 've 'd 'll 'm n't "
-    "anyone anybody anything someone somebody something everyone everybody everything nobody nothing "
+    "anyone anybody anything someone somebody something everyone everybody everything nobody nothing never always "
     "one's tonight because although though unless while whilst whereas".split()
 )
 ENGLISH_DETERMINERS = frozenset(
@@ -50,7 +50,6 @@ ENGLISH_DETERMINERS = frozenset(
     "it them him her me us anyone anything everyone everything nobody nothing someone something "
     "up down in out on off back around through".split()
 )
-JAPANESE_CONTENT_POS = {"名詞", "動詞", "形容詞", "形状詞", "代名詞"}
 GENERIC_LEMMAS = frozenset(
     # verbs and nouns that carry grammar rather than content (する, ある, いる, なる, こと, もの, …)
     "為る 有る 居る 成る 来る 行く 出来る 御座る 願う 事 物 奴 所 方 其れ 此れ 今 様 為 中 間 内 here there thing way time be have do get go "
@@ -248,61 +247,3 @@ def proper_names(text: str) -> frozenset[str]:
     return frozenset(w.lemma.lower() for i, w in enumerate(words)
                      if i > 0 and w.pos == "noun" and w.surface[:1].isupper() and words[i - 1].surface not in ".!?")
 
-
-KANA_ROMAJI = dict(zip(
-    "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヲン"
-    "ガギグゲゴザジズゼゾダヂヅデドバビブベボパピプペポ",
-    "a i u e o ka ki ku ke ko sa shi su se so ta chi tsu te to na ni nu ne no ha hi fu he ho ma mi mu me mo "
-    "ya yu yo ra ri ru re ro wa o n ga gi gu ge go za ji zu ze zo da ji zu de do ba bi bu be bo pa pi pu pe po".split(),
-))
-SMALL_KANA = {"ャ": "ya", "ュ": "yu", "ョ": "yo"}
-
-
-def romaji(reading: str) -> str:
-    """A katakana reading in Hepburn romaji as English text writes Japanese words: long vowels
-    single (コウジ → koji, トウジ → toji), small ャュョ joined (キョウ → kyo), ッ doubling."""
-    out = ""
-    double = False
-    for kana in reading:
-        if kana in SMALL_KANA and out.endswith("i"):
-            palatal = out.endswith(("shi", "chi", "ji"))  # シャ sha, チュ chu, ジョ jo; キャ kya
-            out = out[:-1] + (SMALL_KANA[kana][1:] if palatal else SMALL_KANA[kana])
-            continue
-        if kana == "ッ":
-            double = True
-            continue
-        syllable = KANA_ROMAJI.get(kana, "")
-        if double and syllable:
-            syllable = syllable[0] + syllable
-            double = False
-        out += syllable
-    for long, short in (("ou", "o"), ("uu", "u"), ("oo", "o"), ("aa", "a"), ("ii", "i")):
-        out = out.replace(long, short)
-    return out
-
-
-@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
-def romanized_nouns(text: str) -> frozenset[str]:
-    """The Japanese nouns of a text (native and Sino-Japanese words), romanized (see ``romaji``)."""
-    if language(text) != "ja":
-        return frozenset()
-    return frozenset(romaji(w.reading) for w in analyze(text) if w.pos == "noun" and w.reading and not w.gloss
-                     and w.is_content and len(romaji(w.reading)) >= 4)
-
-
-@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
-def foreign_words(text: str) -> frozenset[str]:
-    """Words of an English text that are not English (simplemma does not know them): in a mission
-    about Japan, most are Japanese words in romaji ("the koji room")."""
-    if language(text) != "en":
-        return frozenset()
-    return frozenset(w.surface.lower() for w in analyze(text) if w.pos == "noun" and len(w.surface) >= 4
-                     and w.surface.isalpha() and not w.surface[:1].isupper()
-                     and not simplemma.is_known(w.surface.lower(), lang="en"))
-
-
-def romaji_bridge(english: str, japanese: str) -> frozenset[str]:
-    """The romaji words of an English text that a Japanese text says in Japanese: a word equal to,
-    or the start of, a romanized Japanese noun (koji → 麹室 コウジムロ kojimuro)."""
-    nouns = romanized_nouns(japanese)
-    return frozenset(word for word in foreign_words(english) if any(noun.startswith(word) for noun in nouns))
