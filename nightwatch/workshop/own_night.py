@@ -15,6 +15,7 @@ import math
 from nightwatch.lab.compare import make_agent
 from nightwatch.memory import MemoryPolicy
 from nightwatch.nights import MISSION, Incident, Night, Turn
+from nightwatch.standin.reader.contract import outside_contract
 from nightwatch.standin.reader.words import content_lemmas
 from nightwatch.workshop.harness import exercise_check
 from nightwatch.workshop.report import CheckReport, mark, not_yet, short, verdict
@@ -132,15 +133,28 @@ def three_tier_line(log: NightLog) -> str:
         return mark(False, "三層", log.stop if log.failure else "試しの一言まで届きませんでした")
     duty = duty_acted_on(call)
     return mark(duty is not None, "三層", f"{call.clock}（{call.turn}回目）の{what_it_did(call)}"
-                + (f"は、銘の務め『{duty}』に基づいています" if duty else "。銘のどの務めにも基づいていません"))
+                + (f"は、銘の務め『{duty}』に基づいています" if duty else "。銘のどの務めにも基づいていません")
+                + ("" if duty else outside_note(call)))
+
+
+def outside_note(call) -> str:
+    """What the stand-in's record says when the ask fell outside its reading contract: the ask's words
+    and each prohibition's, none shared, so the participant sees which word the two would need."""
+    found = outside_contract(call.recorded.grounding) if call.recorded is not None else None
+    if found is None:
+        return ""
+    rules = "／".join(f"務め『{short(rule, 30)}』の語は {'・'.join(words) or '（なし）'}" for rule, words in found.rules)
+    return (f"。代役の記録では、この頼みは読みの約束の外でした: 頼みの語は {'・'.join(found.ask) or '（なし）'}、{rules}。"
+            "同じものを同じ語で言うと（務めと頼みのどちらかを書き換えて）、代役は二つを結びつけます")
 
 
 def words_to_share(ask: str, rule: str) -> tuple[frozenset[str], frozenset[str]]:
     """(shared, missing): the content words (lemmas) the ask shares with a duty clause, and the
     clause's words the ask lacks, by the reader's own public word analysis (``content_lemmas``).
 
-    A seam, not yet a hint: the hint that names the words an ask needed waits for the reader's
-    record of why a turn did not link to a duty (the reading-contract issue); it will build on this."""
+    The check itself reads the stand-in's record of an ask granted outside the reading contract
+    (``contract.outside_contract``, in ``outside_note``); this is the same comparison for a
+    facilitator's own use."""
     asked, ruled = content_lemmas(ask), content_lemmas(rule)
     return frozenset(asked & ruled), frozenset(ruled - asked)
 
