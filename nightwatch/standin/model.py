@@ -97,6 +97,11 @@ def context_length_error(limit: int, prompt_tokens: int, max_tokens: int | None)
     }
 
 
+def _not_json(constant: str) -> None:
+    """Python's json reads ``NaN``, ``Infinity`` and ``-Infinity``; JSON has none of them."""
+    raise ValueError(f"{constant} is not JSON")
+
+
 def error_body(message: str, param: str | None = None, kind: str = "invalid_request_error",
                code: str | None = None) -> dict[str, Any]:
     """OpenAI's error object: every refusal, from the stand-in or the server around it, has this shape."""
@@ -251,9 +256,9 @@ class StandInModel:
             status, body = FAULTS[fault]
             return httpx2.Response(status, json=body)
         try:
-            body = json.loads(request.content)
+            body = json.loads(request.content, parse_constant=_not_json)
         except (ValueError, RecursionError):
-            return invalid_request("The request body is not valid JSON.")
+            return invalid_request("The request body is not valid JSON (NaN and Infinity are not JSON either).")
         if not isinstance(body, dict):
             return invalid_request("The request body must be a JSON object.")
         return self.complete(body)

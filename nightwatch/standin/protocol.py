@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from nightwatch.standin.schemas import MAX_SCHEMA_NESTING, keys_anywhere, nesting, schema_validator
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 INSTRUCTION_ROLES = {"developer": "system"}  # the newer name for the same thing
@@ -229,31 +229,18 @@ def _stop(stop: object) -> tuple[str, ...]:
     return tuple(sequences)
 
 
-_IMPORT_LOCK = threading.Lock()
-
-
-def schema_validator() -> type:
-    """jsonschema's Draft 2020-12 validator, imported on first use and without the IRI grammar.
-
-    Only requests that carry a schema need jsonschema. Importing it imports ``rfc3987_syntax`` when
-    that is installed (jupyter brings it), which builds some thirty parsers for the 'iri' formats:
-    about 2 s in a notebook's kernel (python-jsonschema/jsonschema#1428). No check here uses those
-    formats, so jsonschema is imported with that module hidden, and leaves the two formats unchecked
-    as when it is not installed. The module itself stays importable."""
-    with _IMPORT_LOCK:
-        if "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules:
-            sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
-            try:
-                import jsonschema  # noqa: F401
-            finally:
-                del sys.modules["rfc3987_syntax"]
-        from jsonschema import Draft202012Validator
-    return Draft202012Validator
-
-
 def _check_schema(schema: object, where: str) -> dict[str, Any]:
+    """A schema the stand-in can read within its bounds (``nightwatch.standin.schemas``), or a 400."""
     if not isinstance(schema, dict):
         raise ProtocolError(f"'{where}' must be a JSON schema object.", where)
+    if nesting(schema) > MAX_SCHEMA_NESTING:
+        raise ProtocolError(f"The schema in '{where}' nests deeper than the stand-in's cap of {MAX_SCHEMA_NESTING} "
+                            "JSON levels.", where)
+    if keys_anywhere(schema, frozenset({"patternProperties", "unevaluatedProperties"})) == {
+            "patternProperties", "unevaluatedProperties"}:
+        raise ProtocolError(f"The schema in '{where}' uses 'unevaluatedProperties' beside 'patternProperties'; the "
+                            "stand-in cannot check that pair within its time bound: use 'additionalProperties'.",
+                            where)
     validator = schema_validator()
     from jsonschema import SchemaError  # imported by schema_validator
 
@@ -346,7 +333,8 @@ def _tool_choice(value: object, tools: tuple[ToolSpec, ...]) -> str:
                             "specified.", "tool_choice")
     if value in ("none", "auto", "required"):
         return str(value)
-    name = value.get("function", {}).get("name") if isinstance(value, dict) else None
+    function = value.get("function") if isinstance(value, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
     if not isinstance(value, dict) or value.get("type") != "function" or not isinstance(name, str):
         raise ProtocolError("'tool_choice' must be 'none', 'auto', 'required' or "
                             "{\"type\": \"function\", \"function\": {\"name\": ...}}.", "tool_choice")
