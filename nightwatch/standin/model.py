@@ -40,7 +40,7 @@ from nightwatch.standin.protocol import ChatRequest, ProtocolError, apply_stop, 
 from nightwatch.standin.reader import Reply, Source, read
 from nightwatch.standin.reader.grounding import source
 from nightwatch.standin.tools import ToolCall, choose_call, relay
-from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
+from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding, message_tokens
 
 DEFAULT_CONTEXT_LIMIT = 2048
 DEFAULT_REQUEST_LOG_SIZE = 2000  # a whole in-process night (a few hundred calls) stays readable
@@ -281,9 +281,11 @@ class StandInModel:
         prompt_tokens = size(messages)
         cut = 0
         if self.context_overflow == "truncate_front":  # what a local server may do: drop the oldest, say nothing
+            # each message's share counted once, then taken off as it is dropped: linear in the messages
+            shares = [message_tokens(m, lambda text: count_text_tokens(text, self.encoding_name)) for m in messages]
             while cut < len(messages) - 1 and prompt_tokens + (max_tokens or 0) > self.context_limit:
+                prompt_tokens -= shares[cut]
                 cut += 1
-                prompt_tokens = size(messages[cut:])
         dropped, messages = tuple(messages[:cut]), messages[cut:]
         if prompt_tokens + (max_tokens or 0) > self.context_limit:
             self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=True,

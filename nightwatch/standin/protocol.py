@@ -169,6 +169,8 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
     n = body.get("n")
     if n is not None and (type(n) is not int or n != 1):
         raise ProtocolError("The stand-in returns exactly one choice per request: 'n' must be 1 or omitted.", "n")
+    for key in ("parallel_tool_calls", "logprobs"):  # honoured fields whose value is a yes or a no
+        _boolean(body.get(key), key)
     if body.get("logprobs") not in (None, False):
         raise ProtocolError("The stand-in has no token probabilities: 'logprobs' must be false or omitted.", "logprobs")
     modalities = body.get("modalities")
@@ -185,6 +187,8 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
     unknown_options = set(options or {}) - {"include_usage", "include_obfuscation"}
     if unknown_options:
         raise ProtocolError(f"Unrecognized stream option: {sorted(unknown_options)[0]}.", "stream_options")
+    for key in ("include_usage", "include_obfuscation"):
+        _boolean((options or {}).get(key), f"stream_options.{key}")
     raw = body.get("messages")
     messages = normalize_messages(raw)
     tools = _tools(body.get("tools"))
@@ -200,6 +204,13 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
         tool_choice=_tool_choice(body.get("tool_choice"), tools),
         answered_call=check_tool_history(raw),
     )
+
+
+def _boolean(value: object, where: str) -> None:
+    """A field that is true or false (or absent): "no" is not false, and 1 is not true."""
+    if value is not None and not isinstance(value, bool):
+        raise ProtocolError(f"Invalid type for '{where}': expected a boolean, but got {type(value).__name__} "
+                            "instead.", where)
 
 
 def _is_default(key: str, value: Any) -> bool:
@@ -264,6 +275,7 @@ def _response_format(value: object) -> dict[str, Any] | None:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             raise ProtocolError("'response_format.json_schema' must be an object with a 'name'.",
                                 "response_format.json_schema")
+        _boolean(spec.get("strict"), "response_format.json_schema.strict")
         schema = _check_schema(spec.get("schema", {}), "response_format.json_schema.schema")
         if spec.get("strict"):
             check_strict(schema, f"response_format '{spec['name']}'", "response_format")
@@ -317,6 +329,7 @@ def _tools(value: object) -> tuple[ToolSpec, ...]:
         description = function.get("description") or ""
         if not isinstance(description, str):
             raise ProtocolError(f"'{where}.function.description' must be a string.", f"{where}.function.description")
+        _boolean(function.get("strict"), f"{where}.function.strict")
         parameters = _check_schema(function.get("parameters") or {"type": "object", "properties": {}},
                                    f"{where}.function.parameters")
         if function.get("strict"):
