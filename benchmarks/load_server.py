@@ -26,7 +26,8 @@ server's bounded request log and the allocator's pools; after that memory must s
     python benchmarks/load_server.py --clients 100 --sequential 1000 --large 0   # a quick look
     python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --distinct 1500   # memory only
     python benchmarks/load_server.py --cold-clients 40 --clients 0 --sequential 0 --large 0  # a cold start
-    python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --distinct 12000 --distinct-kb 12
+    python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --distinct 12000 --distinct-kb 12 \\
+        --context-limit 8192   # distinct chats that are read, not refused as too long
     python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --hostile 2000   # hostile traffic
 """
 
@@ -54,9 +55,10 @@ MISSION = "あなたは夜警です。毎正時に館内を巡回し、異常の
 MAX_CLIENTS, MAX_SEQUENTIAL, MAX_LARGE, MAX_DISTINCT, MAX_HOSTILE = 2000, 50_000, 500, 20_000, 20_000
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
+def start_server(context_limit: int | None = None) -> tuple[subprocess.Popen, str]:
     environment = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    process = subprocess.Popen([sys.executable, "-m", "nightwatch", "serve", "--port", "0"],
+    limit = [] if context_limit is None else ["--context-limit", str(context_limit)]
+    process = subprocess.Popen([sys.executable, "-m", "nightwatch", "serve", "--port", "0", *limit],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
     banner = process.stdout.readline()
     if "http://127.0.0.1:" not in banner:
@@ -128,6 +130,31 @@ DISTINCT_SIZES_KB = (12, 256, 1024)
 """The mix of distinct requests: many small-large ones, some a quarter megabyte, some a megabyte."""
 
 
+CHAT_MAX_KB = 64
+WARM_CHATS = 5
+"""Distinct requests up to this size are conversations (many turns, every one read), larger ones one text."""
+PLACES = ("北門", "搬入口", "楽屋口", "西回廊", "舞台袖", "屋根裏", "地下倉庫", "east stair", "loading bay", "attic")
+THINGS = ("木箱", "鍵", "灯り", "大太鼓", "衣装", "脚立", "a crate", "the ladder", "a lantern", "the drum")
+
+
+def distinct_chat(index: int, kilobytes: int) -> list[dict[str, str]]:
+    """A conversation of about ``kilobytes`` whose every turn is new: numbered, with places and things
+    in an order no other request repeats, in Japanese and English, as a night's turns are."""
+    messages, size, turn = [{"role": "system", "content": MISSION}], 0, 0
+    while size < kilobytes * 1024:
+        place, thing = PLACES[(index + turn) % len(PLACES)], THINGS[(index * 7 + turn) % len(THINGS)]
+        if place.isascii():
+            text = f"Round {index}-{turn}: at the {place} I found {thing} moved {turn % 5 + 1} steps. Shall I check again?"
+        else:
+            text = f"{index}の{turn}回目、{place}で{thing}が{turn % 5 + 1}歩ずれていました。もう一度見に行きますか。"
+        messages.append({"role": "user" if turn % 2 == 0 else "assistant", "content": text})
+        size += len(text.encode())
+        turn += 1
+    if messages[-1]["role"] != "user":
+        messages.append({"role": "user", "content": f"{index}番の見回りを続けてください。"})
+    return messages
+
+
 def distinct_large(base_url: str, count: int, deadline: float, memory: psutil.Process,
                    samples: int = 10, sizes_kb: tuple[int, ...] = DISTINCT_SIZES_KB) -> tuple[int, list[tuple[int, float]]]:
     """``count`` requests whose texts are all different (no cache can hit), sizes cycling through
@@ -141,9 +168,12 @@ def distinct_large(base_url: str, count: int, deadline: float, memory: psutil.Pr
             if time.monotonic() > deadline:
                 break
             kilobytes = sizes_kb[index % len(sizes_kb)]
-            line = f"{index}番目の目録、木箱{{}}。"
-            text = "".join(line.format(box) for box in range(kilobytes * 1024 // 40))
-            messages = [{"role": "system", "content": MISSION}, {"role": "user", "content": text}]
+            if kilobytes <= CHAT_MAX_KB:
+                messages = distinct_chat(index, kilobytes)
+            else:
+                line = f"{index}番目の目録、木箱{{}}。"
+                text = "".join(line.format(box) for box in range(kilobytes * 1024 // 40))
+                messages = [{"role": "system", "content": MISSION}, {"role": "user", "content": text}]
             response = client.post("/chat/completions", json={"model": "gpt-4o", "messages": messages})
             answered += response.status_code == 200 or response.json()["error"]["code"] == "context_length_exceeded"
             if (index + 1) % step == 0:
@@ -276,6 +306,9 @@ def main() -> int:
                         help="RSS above the warm baseline the distinct requests may take (default: %(default)s)")
     parser.add_argument("--distinct-kb", type=int, default=0,
                         help="all distinct requests of this many kB (default: the mix above)")
+    parser.add_argument("--context-limit", type=int, default=None,
+                        help="the served stand-in's window (default: its own); 8192 lets 12 kB chats be read, "
+                             "not refused as too long")
     parser.add_argument("--hostile", type=int, default=0,
                         help="hostile requests (the shapes of hostile_bodies) mixed with one normal client")
     parser.add_argument("--hostile-senders", type=int, default=4, help="threads sending the hostile requests")
@@ -292,7 +325,7 @@ def main() -> int:
                      f"distinct 0..{MAX_DISTINCT} (distinct-kb 0..1024), hostile 0..{MAX_HOSTILE} (senders 1..64)")
     deadline = time.monotonic() + args.time_limit
 
-    server, base_url = start_server()
+    server, base_url = start_server(args.context_limit)
     try:
         memory = psutil.Process(server.pid)
         cold_answered = args.cold_clients
@@ -304,6 +337,9 @@ def main() -> int:
                   f"{cold_took:.1f} s; failures {cold_failures or 'none'}; RSS {started_rss:.0f} -> "
                   f"{rss_mb(memory):.0f} MB")
         sequential(base_url, 200, deadline)  # warm up: tokenizer loaded, thread pool started
+        with httpx2.Client(base_url=base_url, timeout=60) as client:  # and both languages' lexicons loaded
+            for index in range(WARM_CHATS):  # (English lemmas and parts of speech are read on first use)
+                client.post("/chat/completions", json={"model": "gpt-4o", "messages": distinct_chat(-1 - index, 2)})
         warm = rss_mb(memory)
 
         distinct_done, curve = 0, []

@@ -249,14 +249,18 @@ def test_a_cap_that_fits_beside_the_mission_only_without_a_question_is_refused_w
         budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap + 1)
 
 
-def test_with_the_largest_cap_the_door_accepts_an_ordinary_question_is_still_answered():
+@pytest.mark.parametrize("spare", [QUESTION_ROOM_TOKENS, QUESTION_ROOM_TOKENS - 1, 1], ids=["100", "99", "1"])
+def test_every_cap_the_door_accepts_still_answers_an_ordinary_question(spare):
     # The wedge: the largest cap once left room for a one-token question only, so once the summary
     # reached it every ordinary question was refused, though mission + question + reserve fit.
-    cap = largest_cap(400, 50)
-    memory = budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap,
-                      window_size=1, token_threshold=40)
-    question = "西回廊の荷について、" * 30
-    question = get_encoding().decode(get_encoding().encode(question)[:QUESTION_ROOM_TOKENS])
+    cap = largest_cap(400, 50) + QUESTION_ROOM_TOKENS - spare  # leaves ``spare`` tokens for the question
+    try:
+        memory = budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap,
+                          window_size=1, token_threshold=40)
+    except ValueError as refused:  # refused at the door, saying why: the only other honest answer
+        assert spare < QUESTION_ROOM_TOKENS and f"up to {QUESTION_ROOM_TOKENS} tokens" in str(refused)
+        return
+    question = get_encoding().decode(get_encoding().encode("西回廊の荷について、" * 30)[:QUESTION_ROOM_TOKENS])
     assert count_text_tokens(question) <= QUESTION_ROOM_TOKENS
     for number in range(30):
         memory.add_exchange("?", f"{number}時、西回廊の荷に異常はありません。楽屋口は閉じたままです。")

@@ -41,6 +41,7 @@ from nightwatch.standin.reader import Reply, Source, read
 from nightwatch.standin.reader.grounding import source
 from nightwatch.standin.tools import ToolCall, choose_call, relay
 from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding, message_tokens
+from nightwatch.tokens.bounded_cache import deep_size
 
 DEFAULT_CONTEXT_LIMIT = 2048
 DEFAULT_REQUEST_LOG_SIZE = 2000  # a whole in-process night (a few hundred calls) stays readable
@@ -154,18 +155,31 @@ class EventStream(httpx2.SyncByteStream, httpx2.AsyncByteStream):
 
 
 class RequestLog(Sequence[RecordedRequest]):
-    """The last ``size`` requests, oldest first; safe to append to from many threads."""
+    """The last ``size`` requests, oldest first; safe to append to from many threads.
 
-    def __init__(self, size: int) -> None:
+    With ``max_bytes``, also no more than that many bytes of messages (the newest request is always
+    kept): a served stand-in's log must not hold sixteen requests of four megabytes each."""
+
+    def __init__(self, size: int, max_bytes: int | None = None) -> None:
         if type(size) is not int or size <= 0:
             raise ValueError("the request log size must be a positive integer")
         self.size = size
-        self._items: deque[RecordedRequest] = deque(maxlen=size)
+        self.max_bytes = max_bytes
+        self._items: deque[RecordedRequest] = deque()
+        self._costs: deque[int] = deque()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def append(self, request: RecordedRequest) -> None:
+        cost = deep_size(request.messages) + deep_size(request.dropped) if self.max_bytes is not None else 0
         with self._lock:
             self._items.append(request)
+            self._costs.append(cost)
+            self._bytes += cost
+            while len(self._items) > self.size or (
+                    self.max_bytes is not None and self._bytes > self.max_bytes and len(self._items) > 1):
+                self._items.popleft()
+                self._bytes -= self._costs.popleft()
 
     def _snapshot(self) -> list[RecordedRequest]:
         with self._lock:
