@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nightwatch import after
-from nightwatch.memory.budget import ContextBudgetExceeded, request_size
+from nightwatch.memory.budget import (
+    MINIMAL_QUESTION_TOKENS, QUESTION_ROOM_TOKENS, ContextBudgetExceeded, request_size,
+)
 from nightwatch.lab.compare import make_agent
 from nightwatch.memory import SUMMARY_HEADER, ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, celebration_eve
@@ -226,7 +228,8 @@ def test_no_request_ever_exceeds_the_budget(window_size, threshold, context_wind
                               reply_reserve=reserve, summary_token_limit=cap)
         memory = ConversationMemory(MISSION, policy, count_text_tokens, summarizer)
     except ValueError:  # refused at the door: only when a capped summary leaves no room for a question
-        assert floor + frame + effective_cap + 1 + reserve > context_window
+        question_room = QUESTION_ROOM_TOKENS if cap is not None else MINIMAL_QUESTION_TOKENS
+        assert floor + frame + effective_cap + question_room + reserve > context_window
         return
     standin = StandInModel(context_limit=context_window)
     agent = after.NightWatchAgent("ヴェスパー", memory, client=standin.client())

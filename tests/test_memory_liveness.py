@@ -10,12 +10,12 @@ import logging
 import pytest
 
 from nightwatch import after
-from nightwatch.memory.budget import ContextBudgetExceeded
+from nightwatch.memory.budget import QUESTION_ROOM_TOKENS, ContextBudgetExceeded
 from nightwatch.memory import ConversationMemory, MemoryPolicy, ReentrantCallError
 from nightwatch.nights import MISSION, busy_night, celebration_eve
 from nightwatch.standin import StandInModel, ThreeLineSummarizer
 from nightwatch.summarizers import CONTEXT_LIMIT_IN_ERROR, LLMSummarizer, concatenating_summarizer, finished_part
-from nightwatch.tokens import count_message_tokens, count_text_tokens
+from nightwatch.tokens import count_message_tokens, count_text_tokens, get_encoding
 
 INVENTORY = "目録: " + "贈り物の荷、木箱ひとつ。" * 130  # one message that fills most of a request
 LATER_QUESTIONS = [turn.text for turn in celebration_eve().turns[:20]]
@@ -239,13 +239,39 @@ def summary_frame_tokens() -> int:
 
 def largest_cap(context_window: int, reserve: int) -> int:
     floor = count_message_tokens([{"role": "system", "content": MISSION}, {"role": "user", "content": ""}])
-    return context_window - reserve - floor - summary_frame_tokens() - 1  # 1: the smallest question
+    return context_window - reserve - floor - summary_frame_tokens() - QUESTION_ROOM_TOKENS  # an ordinary question
 
 
 def test_a_cap_that_fits_beside_the_mission_only_without_a_question_is_refused_with_its_numbers():
     cap = largest_cap(400, 50)
     with pytest.raises(ValueError, match=rf"= {400 + 1} tokens, 1 more than the context window of 400; "
                                          rf"the largest cap that fits is {cap}"):
+        budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap + 1)
+
+
+@pytest.mark.parametrize("spare", [QUESTION_ROOM_TOKENS, QUESTION_ROOM_TOKENS - 1, 1], ids=["100", "99", "1"])
+def test_every_cap_the_door_accepts_still_answers_an_ordinary_question(spare):
+    # The wedge: the largest cap once left room for a one-token question only, so once the summary
+    # reached it every ordinary question was refused, though mission + question + reserve fit.
+    cap = largest_cap(400, 50) + QUESTION_ROOM_TOKENS - spare  # leaves ``spare`` tokens for the question
+    try:
+        memory = budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap,
+                          window_size=1, token_threshold=40)
+    except ValueError as refused:  # refused at the door, saying why: the only other honest answer
+        assert spare < QUESTION_ROOM_TOKENS and f"up to {QUESTION_ROOM_TOKENS} tokens" in str(refused)
+        return
+    question = get_encoding().decode(get_encoding().encode("西回廊の荷について、" * 30)[:QUESTION_ROOM_TOKENS])
+    assert count_text_tokens(question) <= QUESTION_ROOM_TOKENS
+    for number in range(30):
+        memory.add_exchange("?", f"{number}時、西回廊の荷に異常はありません。楽屋口は閉じたままです。")
+    assert count_text_tokens(memory.summary) > cap - 30  # the summary has grown to (about) its cap
+    messages = memory.build_messages(question)
+    assert messages[-1]["content"] == question and count_message_tokens(messages) + 50 <= 400
+
+
+def test_the_door_says_how_large_a_question_its_cap_leaves_room_for():
+    cap = largest_cap(400, 50)
+    with pytest.raises(ValueError, match=rf"room for a question of up to {QUESTION_ROOM_TOKENS} tokens"):
         budgeted(concatenating_summarizer, context_window=400, reply_reserve=50, summary_token_limit=cap + 1)
 
 

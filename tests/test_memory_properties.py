@@ -6,6 +6,8 @@ import os
 
 import pytest
 from hypothesis import assume, given, settings
+
+from nightwatch.memory.budget import MINIMAL_QUESTION_TOKENS, QUESTION_ROOM_TOKENS
 from hypothesis import strategies as st
 
 from conftest import char_memory
@@ -115,8 +117,10 @@ def test_under_any_budget_requests_fit_refusals_are_justified_and_nothing_is_los
                               reply_reserve=reserve, summary_token_limit=cap)
         return ConversationMemory(BUDGET_MISSION, policy, estimate_tokens_by_chars, RandomSummarizer(script))
 
-    if floor + summary_frame + effective_cap + 1 + reserve > context_window:
-        # A summary at its cap would leave no room for even a one-character question: refused at the door.
+    question_room = QUESTION_ROOM_TOKENS if cap is not None else MINIMAL_QUESTION_TOKENS
+    if floor + summary_frame + effective_cap + question_room + reserve > context_window:
+        # A summary at its cap would leave no room for an ordinary question (a policy's own cap) or for
+        # even a one-character one (a cap derived from the budget): refused at the door.
         with pytest.raises(ValueError, match="cannot fit|leaves no room"):
             make()
         return

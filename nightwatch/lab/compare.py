@@ -15,8 +15,9 @@ each design's night showed it (the server's count over ours, the largest of the 
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable
-
 from typing import TYPE_CHECKING
 
 from nightwatch import after, before
@@ -73,6 +74,9 @@ def night_outcome(
 
     ``requests`` is the stand-in's record of this night; without it the door is not judged (None)."""
     survived = frame["error"].isna().all() and len(frame) == len(night.turns)
+    sizes = _numbers(frame["prompt_tokens"])
+    pairs = [(sent[0], ours[0]) for sent, ours in zip(map(_numbers, zip(frame["prompt_tokens"])),
+                                                      map(_numbers, zip(frame["counted_tokens"]))) if sent and ours]
     watchman: bool | None = None
     if night.watchman_test_clock is not None and requests is not None:
         test = next(t.text for t in night.turns if t.clock == night.watchman_test_clock)
@@ -85,25 +89,41 @@ def night_outcome(
         "watchman_at_test": watchman,
         "incidents_reported": len(reported),
         "incidents_total": len(night.incidents),
-        "largest_request": _int_or_none(frame["prompt_tokens"].max()),
-        "total_tokens_sent": int(frame["prompt_tokens"].sum()),
+        "largest_request": _whole(max(sizes, default=None)),
+        "total_tokens_sent": _whole(sum(sizes)),
         "calls": len(frame),
-        "count_gap": _int_or_none((frame["prompt_tokens"] - frame["counted_tokens"]).abs().max()),
-        "count_ratio": _float_or_none((frame["prompt_tokens"] / frame["counted_tokens"]).max()),
+        "count_gap": _whole(max((abs(sent - ours) for sent, ours in pairs), default=None)),
+        "count_ratio": _ratio(max((_quotient(sent, ours) for sent, ours in pairs), default=None)),
     }
 
 
-def _float_or_none(value: object) -> float | None:
+def _numbers(column: object) -> list[int | float]:
+    """The reported values of a column that are numbers (a row without a report is skipped)."""
+    import numpy as np
     import pandas as pd
 
-    return None if pd.isna(value) else round(float(value), 4)
+    return [value.item() if hasattr(value, "item") else value for value in column
+            if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and not pd.isna(value)]
 
 
-def _int_or_none(value: object) -> int | None:
-    """A size, or None when no call reported one (e.g. the first call never reached a server)."""
-    import pandas as pd
+def _whole(value: int | float | None) -> int | float | None:
+    """A size as an int where it is one; any other number a server sent stays as sent."""
+    if value is None:
+        return None
+    return int(value) if isinstance(value, int) or (math.isfinite(value) and value == int(value)) else value
 
-    return None if pd.isna(value) else int(value)
+
+def _quotient(sent: int | float, ours: int | float) -> float:
+    try:
+        return sent / ours
+    except OverflowError:  # 10**400 / 17: larger than any float
+        return math.inf
+    except ZeroDivisionError:
+        return math.nan
+
+
+def _ratio(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 4)
 
 
 def compare_designs(

@@ -155,6 +155,15 @@ def run_night(agent: BaseAgent, night: Night, progress: bool = False) -> pd.Data
     if progress:
         print()
     frame = pd.DataFrame(rows, columns=COLUMNS)
-    frame["prompt_tokens"] = frame["prompt_tokens"].astype("Int64")
-    frame["counted_tokens"] = frame["counted_tokens"].astype("Int64")
+    frame["prompt_tokens"] = counts_column(frame["prompt_tokens"])
+    frame["counted_tokens"] = counts_column(frame["counted_tokens"])
     return frame
+
+
+def counts_column(column: pd.Series) -> pd.Series:
+    """Token counts as pandas' nullable integers, or, when a server reported something no int64 holds
+    (a float, 10**400), the values exactly as reported: the table takes any number a server sends."""
+    try:
+        return column.astype("Int64")
+    except (TypeError, ValueError, OverflowError):
+        return column.astype(object)

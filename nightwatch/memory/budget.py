@@ -92,29 +92,36 @@ def summary_cap(policy: MemoryPolicy, mission_floor: int) -> int | None:
     return max(1, room // SUMMARY_SHARE)
 
 
+QUESTION_ROOM_TOKENS = 100
+"""The question a summary at the cap a policy sets (``summary_token_limit``) must still leave room
+for: an ordinary question (a sentence or two, up to 100 tokens), not only the one-token question a
+cap that leaves no other room would allow. A cap derived from the budget is a share of the room, so
+it leaves more than that wherever the window has it; it is only checked to leave room for a
+question at all (``MINIMAL_QUESTION_TOKENS``), so that a small window still makes a valid policy."""
 MINIMAL_QUESTION_TOKENS = 1
-"""The smallest question a watchman can be asked: the cap must leave room for at least this."""
 
 
 def summary_cap_problem(policy: MemoryPolicy, mission_floor: int, summary_frame: int, cap: int) -> str | None:
-    """Why a summary grown to ``cap`` could not sit beside the mission, a minimal question and the
-    reserve (None if it can), with the numbers.
+    """Why a summary grown to ``cap`` could not sit beside the mission, a question of up to
+    ``QUESTION_ROOM_TOKENS`` (for a policy's own cap) and the reserve (None if it can), with the numbers.
 
     ``summary_frame`` is the summary message without its text (framing, role, header). Without this
     check a cap larger than the room is accepted, and once the summary grows past what fits beside a
     question, every later question is refused for the rest of the night: nothing can shrink it."""
     if policy.context_window is None:
         return None
-    need = mission_floor + summary_frame + cap + MINIMAL_QUESTION_TOKENS + policy.reply_reserve
+    own = policy.summary_token_limit is not None
+    question = QUESTION_ROOM_TOKENS if own else MINIMAL_QUESTION_TOKENS
+    need = mission_floor + summary_frame + cap + question + policy.reply_reserve
     if need <= policy.context_window:
         return None
     over = need - policy.context_window
-    own = policy.summary_token_limit is not None
     largest = f"the largest cap that fits is {cap - over}" if cap > over else "no summary fits at all"
     return (
         f"{'summary_token_limit' if own else 'the summary cap'} of {cap} tokens cannot fit beside the mission: "
         f"mission with an empty question {mission_floor} + the summary's framing {summary_frame} + summary {cap} "
-        f"+ a {MINIMAL_QUESTION_TOKENS}-token question + reply reserve {policy.reply_reserve} = {need} tokens, "
+        f"+ room for a question of up to {question} tokens + reply reserve {policy.reply_reserve} "
+        f"= {need} tokens, "
         f"{over} more than the context window of {policy.context_window}; {largest}"
     )
 

@@ -77,8 +77,41 @@ def dump(memory: Any) -> str:
     return state_of(memory).model_dump_json()
 
 
+MAX_NESTING = 64
+"""The deepest a saved memory's JSON may nest (a real one nests about five levels): deeper is refused
+before any parser recurses into it, since both json and pydantic stop somewhere below a few thousand."""
+
+
+def nesting_depth(text: str) -> int:
+    """How deep the arrays and objects of a JSON text nest, read in one pass without recursion
+    (brackets inside strings do not count)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def check_version(text: str) -> None:
     """Refuse, with the reason, anything that is not a saved memory of a version this code reads."""
+    if isinstance(text, (str, bytes, bytearray)):
+        depth = nesting_depth(text if isinstance(text, str) else text.decode("utf-8", "replace"))
+        if depth > MAX_NESTING:
+            raise ValueError(f"not a saved memory: its JSON nests {depth} levels deep, and a saved memory nests "
+                             f"at most {MAX_NESTING}")
     try:
         data = json.loads(text)
     except (TypeError, ValueError) as exc:

@@ -44,7 +44,8 @@ from nightwatch.standin.reader import Reply, Source, read
 from nightwatch.standin.responses import ResponsesEndpoint
 from nightwatch.standin.reader.grounding import source
 from nightwatch.standin.tools import ToolCall, choose_calls, relay
-from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding
+from nightwatch.tokens import DEFAULT_ENCODING, count_message_tokens, count_text_tokens, get_encoding, message_tokens
+from nightwatch.tokens.bounded_cache import deep_size
 
 DEFAULT_CONTEXT_LIMIT = 2048
 DEFAULT_REQUEST_LOG_SIZE = 2000  # a whole in-process night (a few hundred calls) stays readable
@@ -76,6 +77,11 @@ class RecordedRequest:
     grounding: tuple[Source, ...] = ()
     act: str = ""
     dropped: tuple[dict[str, str], ...] = ()
+
+
+def _not_json(constant: str) -> None:
+    """Python's json reads ``NaN``, ``Infinity`` and ``-Infinity``; JSON has none of them."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 def shape(reply: Reply, response_format: dict[str, Any], messages: Sequence[dict[str, str]]) -> str:
@@ -114,18 +120,31 @@ class Served:
 
 
 class RequestLog(Sequence[RecordedRequest]):
-    """The last ``size`` requests, oldest first; safe to append to from many threads."""
+    """The last ``size`` requests, oldest first; safe to append to from many threads.
 
-    def __init__(self, size: int) -> None:
+    With ``max_bytes``, also no more than that many bytes of messages (the newest request is always
+    kept): a served stand-in's log must not hold sixteen requests of four megabytes each."""
+
+    def __init__(self, size: int, max_bytes: int | None = None) -> None:
         if type(size) is not int or size <= 0:
             raise ValueError("the request log size must be a positive integer")
         self.size = size
-        self._items: deque[RecordedRequest] = deque(maxlen=size)
+        self.max_bytes = max_bytes
+        self._items: deque[RecordedRequest] = deque()
+        self._costs: deque[int] = deque()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def append(self, request: RecordedRequest) -> None:
+        cost = deep_size(request.messages) + deep_size(request.dropped) if self.max_bytes is not None else 0
         with self._lock:
             self._items.append(request)
+            self._costs.append(cost)
+            self._bytes += cost
+            while len(self._items) > self.size or (
+                    self.max_bytes is not None and self._bytes > self.max_bytes and len(self._items) > 1):
+                self._items.popleft()
+                self._bytes -= self._costs.popleft()
 
     def _snapshot(self) -> list[RecordedRequest]:
         with self._lock:
@@ -231,9 +250,9 @@ class StandInModel:
         if responses and request.method in ("GET", "DELETE"):
             return self.responses.handle(request.method, request.url.path, None)
         try:
-            body = json.loads(request.content)
+            body = json.loads(request.content, parse_constant=_not_json)
         except (ValueError, RecursionError):
-            return invalid_request("The request body is not valid JSON.")
+            return invalid_request("The request body is not valid JSON (NaN and Infinity are not JSON either).")
         if not isinstance(body, dict):
             return invalid_request("The request body must be a JSON object.")
         if responses:
@@ -295,9 +314,12 @@ class StandInModel:
         prompt_tokens = self.count(chat)
         cut = 0
         if truncate_front:  # what a local server may do: drop the oldest, say nothing
+            # each message's share counted once, then taken off as it is dropped: linear in the messages
+            count = lambda text: count_text_tokens(text, self.encoding_name)  # noqa: E731
+            shares = [message_tokens(m, count) for m in (chat.counted or chat.messages)]
             while cut < len(messages) - 1 and prompt_tokens + (keep or 0) > self.context_limit:
+                prompt_tokens -= shares[cut]
                 cut += 1
-                prompt_tokens = self.count(chat, cut)
         dropped, messages = tuple(messages[:cut]), messages[cut:]
         if prompt_tokens + (keep or 0) > self.context_limit:
             self.requests.append(RecordedRequest(messages=messages, prompt_tokens=prompt_tokens, refused=True,

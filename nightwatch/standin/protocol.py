@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from nightwatch.standin.schemas import MAX_SCHEMA_NESTING, keys_anywhere, nesting, schema_validator
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 INSTRUCTION_ROLES = {"developer": "system"}  # the newer name for the same thing
@@ -172,6 +172,8 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
     n = body.get("n")
     if n is not None and (type(n) is not int or n != 1):
         raise ProtocolError("The stand-in returns exactly one choice per request: 'n' must be 1 or omitted.", "n")
+    for key in ("parallel_tool_calls", "logprobs"):  # honoured fields whose value is a yes or a no
+        _boolean(body.get(key), key)
     if body.get("logprobs") not in (None, False):
         raise ProtocolError("The stand-in has no token probabilities: 'logprobs' must be false or omitted.", "logprobs")
     modalities = body.get("modalities")
@@ -188,12 +190,12 @@ def parse_chat_request(body: Mapping[str, Any]) -> ChatRequest:
     unknown_options = set(options or {}) - {"include_usage", "include_obfuscation"}
     if unknown_options:
         raise ProtocolError(f"Unrecognized stream option: {sorted(unknown_options)[0]}.", "stream_options")
+    for key in ("include_usage", "include_obfuscation"):
+        _boolean((options or {}).get(key), f"stream_options.{key}")
     raw = body.get("messages")
     messages = normalize_messages(raw)
     tools = _tools(body.get("tools"))
-    parallel = body.get("parallel_tool_calls")
-    if parallel is not None and not isinstance(parallel, bool):
-        raise ProtocolError("'parallel_tool_calls' must be true or false.", "parallel_tool_calls")
+    parallel = body.get("parallel_tool_calls")  # a boolean: checked above
     return ChatRequest(
         messages=messages,
         model=model,
@@ -225,6 +227,13 @@ def counted_messages(raw: list[Any], messages: list[dict[str, str]]) -> list[dic
     return counted
 
 
+def _boolean(value: object, where: str) -> None:
+    """A field that is true or false (or absent): "no" is not false, and 1 is not true."""
+    if value is not None and not isinstance(value, bool):
+        raise ProtocolError(f"Invalid type for '{where}': expected a boolean, but got {type(value).__name__} "
+                            "instead.", where)
+
+
 def _is_default(key: str, value: Any) -> bool:
     return any(type(value) is type(default) and value == default for default in DEFAULTS.get(key, ()))
 
@@ -252,31 +261,18 @@ def _stop(stop: object) -> tuple[str, ...]:
     return tuple(sequences)
 
 
-_IMPORT_LOCK = threading.Lock()
-
-
-def schema_validator() -> type:
-    """jsonschema's Draft 2020-12 validator, imported on first use and without the IRI grammar.
-
-    Only requests that carry a schema need jsonschema. Importing it imports ``rfc3987_syntax`` when
-    that is installed (jupyter brings it), which builds some thirty parsers for the 'iri' formats:
-    about 2 s in a notebook's kernel (python-jsonschema/jsonschema#1428). No check here uses those
-    formats, so jsonschema is imported with that module hidden, and leaves the two formats unchecked
-    as when it is not installed. The module itself stays importable."""
-    with _IMPORT_LOCK:
-        if "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules:
-            sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
-            try:
-                import jsonschema  # noqa: F401
-            finally:
-                del sys.modules["rfc3987_syntax"]
-        from jsonschema import Draft202012Validator
-    return Draft202012Validator
-
-
 def _check_schema(schema: object, where: str) -> dict[str, Any]:
+    """A schema the stand-in can read within its bounds (``nightwatch.standin.schemas``), or a 400."""
     if not isinstance(schema, dict):
         raise ProtocolError(f"'{where}' must be a JSON schema object.", where)
+    if nesting(schema) > MAX_SCHEMA_NESTING:
+        raise ProtocolError(f"The schema in '{where}' nests deeper than the stand-in's cap of {MAX_SCHEMA_NESTING} "
+                            "JSON levels.", where)
+    if keys_anywhere(schema, frozenset({"patternProperties", "unevaluatedProperties"})) == {
+            "patternProperties", "unevaluatedProperties"}:
+        raise ProtocolError(f"The schema in '{where}' uses 'unevaluatedProperties' beside 'patternProperties'; the "
+                            "stand-in cannot check that pair within its time bound: use 'additionalProperties'.",
+                            where)
     validator = schema_validator()
     from jsonschema import SchemaError  # imported by schema_validator
 
@@ -300,6 +296,7 @@ def _response_format(value: object) -> dict[str, Any] | None:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             raise ProtocolError("'response_format.json_schema' must be an object with a 'name'.",
                                 "response_format.json_schema")
+        _boolean(spec.get("strict"), "response_format.json_schema.strict")
         schema = _check_schema(spec.get("schema", {}), "response_format.json_schema.schema")
         if spec.get("strict"):
             check_strict(schema, f"response_format '{spec['name']}'", "response_format")
@@ -353,6 +350,7 @@ def _tools(value: object) -> tuple[ToolSpec, ...]:
         description = function.get("description") or ""
         if not isinstance(description, str):
             raise ProtocolError(f"'{where}.function.description' must be a string.", f"{where}.function.description")
+        _boolean(function.get("strict"), f"{where}.function.strict")
         parameters = _check_schema(function.get("parameters") or {"type": "object", "properties": {}},
                                    f"{where}.function.parameters")
         if function.get("strict"):
@@ -369,7 +367,8 @@ def _tool_choice(value: object, tools: tuple[ToolSpec, ...]) -> str:
                             "specified.", "tool_choice")
     if value in ("none", "auto", "required"):
         return str(value)
-    name = value.get("function", {}).get("name") if isinstance(value, dict) else None
+    function = value.get("function") if isinstance(value, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
     if not isinstance(value, dict) or value.get("type") != "function" or not isinstance(name, str):
         raise ProtocolError("'tool_choice' must be 'none', 'auto', 'required' or "
                             "{\"type\": \"function\", \"function\": {\"name\": ...}}.", "tool_choice")

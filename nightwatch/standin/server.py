@@ -37,13 +37,19 @@ from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol, h11  # the h11 uvicorn runs on, not a dependency of ours
 
 from nightwatch.standin import StandInModel, error_body
-from nightwatch.standin.model import EventStream
+from nightwatch.standin.model import EventStream, RequestLog
 
 LOOPBACK = "127.0.0.1"
 MAX_BODY_BYTES = 4 * 1024 * 1024
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # past this, an oversized body is not read to the end before the 413
 READ_TIMEOUT_SECONDS = 30.0  # to send a request's headers, and again its body
 SERVED_REQUEST_LOG_SIZE = 16  # a server may run for days; nobody reads its log over HTTP
+SERVED_REQUEST_LOG_BYTES = 8 * 2**20
+MEMORY_BUDGET_MB = 64
+"""What a served stand-in may hold above its warm size, in all: the caches of every count and reading
+(``SHARED_CACHE_BYTES``, 24 MiB together, bookkeeping included), the request log (``SERVED_REQUEST_LOG_BYTES``, 8 MiB), and
+whatever store a later API keeps (a Responses store takes its bytes from the same statement); the rest
+is the allocator's slack. ``benchmarks/load_server.py`` checks it on distinct and hostile traffic."""
 CLOSE = {"connection": "close"}
 BACKLOG = 2048
 
@@ -258,12 +264,19 @@ def bind_loopback(port: int) -> socket.socket:
     return sock
 
 
+def served_standin(context_limit: int | None = None) -> StandInModel:
+    """The stand-in a server runs: its request log bounded in entries and in bytes."""
+    standin = StandInModel(**({} if context_limit is None else {"context_limit": context_limit}))
+    standin.requests = RequestLog(SERVED_REQUEST_LOG_SIZE, SERVED_REQUEST_LOG_BYTES)
+    return standin
+
+
 class StandInServer:
     """One stand-in served on loopback; ``run()`` blocks, ``running()`` serves from a thread."""
 
     def __init__(self, standin: StandInModel | None = None, port: int = 0,
                  max_body_bytes: int = MAX_BODY_BYTES, read_timeout: float = READ_TIMEOUT_SECONDS) -> None:
-        self.standin = standin or StandInModel(request_log_size=SERVED_REQUEST_LOG_SIZE)
+        self.standin = standin or served_standin()
         self.socket = bind_loopback(port)
         self.port: int = self.socket.getsockname()[1]
         config = uvicorn.Config(
@@ -303,8 +316,7 @@ class StandInServer:
 
 def serve(port: int, context_limit: int) -> None:
     """Serve until Ctrl-C (or SIGTERM), then close the socket cleanly."""
-    server = StandInServer(StandInModel(context_limit=context_limit, request_log_size=SERVED_REQUEST_LOG_SIZE),
-                           port)
+    server = StandInServer(served_standin(context_limit), port)
     signal.signal(signal.SIGTERM, _stop_on_sigterm)  # uvicorn shuts down, then re-raises it here
     print(f"代役モデルを {server.base_url} で待ち受けています（上限 {context_limit} トークン）。"
           "Ctrl-C で止まります。", flush=True)

@@ -7,7 +7,13 @@ measured with ``sys.getsizeof``); the oldest entries go when the total passes ``
 single entry larger than ``max_entry_bytes`` is computed but never kept (it would push out
 everything else for a text that is rarely asked about twice).
 
-Safe to share between threads: the bookkeeping is done under a lock, the work itself outside it
+Every cache in the process also draws on one shared budget, ``SHARED_CACHE_BYTES``: the reader
+keeps some twenty caches, and their own budgets together were larger than a served stand-in should
+hold. When the caches together pass it, the least recently used entry of any cache goes first. The
+size of a result is measured a few levels deep (a tuple of words and the words' strings), sampling
+long sequences, so that what is charged is near what is held.
+
+Safe to share between threads: the bookkeeping is done under one lock, the work itself outside it
 (two threads that miss on the same text both compute it; the answer is the same).
 
 >>> cache = BoundedCache(len, max_entries=2, max_bytes=10_000)
@@ -37,13 +43,50 @@ class CacheInfo(NamedTuple):
     max_bytes: int
 
 
-def deep_size(value: Any) -> int:
-    """Bytes of ``value``, and of its items if it is a tuple, frozenset or list (one level is enough
-    for the results cached here: counts, sentences and feature sets)."""
+SHARED_CACHE_BYTES = 24 * 2**20
+"""What every bounded cache of the process may hold together (a served stand-in's largest keep)."""
+SAMPLE_ITEMS = 64
+ENTRY_OVERHEAD_BYTES = 320
+"""What keeping one entry costs beyond its key and result: its places in the cache's and the shared
+order (two ordered-dict links and their key tuples) and the (result, cost) pair; measured with
+tracemalloc on a served stand-in's caches, where it came to about 300 bytes an entry."""
+
+
+def deep_size(value: Any, levels: int = 3) -> int:
+    """Bytes of ``value`` and of what it holds, ``levels`` deep: items of tuples, lists and sets, keys and
+    values of dicts, the fields of an object. A long sequence is charged from a sample of its items."""
     size = sys.getsizeof(value)
-    if isinstance(value, (tuple, frozenset, list, set)):
-        size += sum(sys.getsizeof(item) for item in value)
+    if levels == 0:
+        return size
+    if isinstance(value, (tuple, list, frozenset, set)):
+        items = value if isinstance(value, (tuple, list)) else tuple(value)
+        sample = items[:SAMPLE_ITEMS]
+        if sample:
+            size += sum(deep_size(item, levels - 1) for item in sample) * len(items) // len(sample)
+    elif isinstance(value, dict):
+        size += sum(deep_size(key, levels - 1) + deep_size(item, levels - 1) for key, item in value.items())
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        size += deep_size(vars(value), levels - 1)
     return size
+
+
+class _SharedBudget:
+    """The one budget all caches draw on: every entry of every cache, oldest first, and their bytes."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.order: OrderedDict[tuple[BoundedCache[Any], Hashable], None] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def make_room(self) -> None:
+        """Drop the least recently used entries of any cache until the total fits (lock held)."""
+        while self.bytes > self.max_bytes and self.order:
+            (cache, key), _ = self.order.popitem(last=False)
+            cache._forget(key, shared=False)
+
+
+SHARED = _SharedBudget(SHARED_CACHE_BYTES)
 
 
 class BoundedCache(Generic[Result]):
@@ -59,7 +102,7 @@ class BoundedCache(Generic[Result]):
         self.max_entry_bytes = max_bytes // 16 if max_entry_bytes is None else max_entry_bytes
         self._entries: OrderedDict[Hashable, tuple[Result, int]] = OrderedDict()
         self._bytes = self._hits = self._misses = 0
-        self._lock = threading.Lock()
+        self._lock = SHARED.lock  # one lock for every cache: the shared budget's order spans them all
         self.__doc__ = function.__doc__
         self.__wrapped__ = function
 
@@ -68,19 +111,31 @@ class BoundedCache(Generic[Result]):
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
+                SHARED.order.move_to_end((self, key))
                 self._hits += 1
                 return found[0]
             self._misses += 1
         result = self.function(*key)
-        cost = deep_size(result) + sum(deep_size(part) for part in key)
+        cost = deep_size(result) + sum(deep_size(part) for part in key) + ENTRY_OVERHEAD_BYTES
         if cost <= self.max_entry_bytes:
             with self._lock:
                 if key not in self._entries:
                     self._entries[key] = (result, cost)
                     self._bytes += cost
+                    SHARED.order[(self, key)] = None
+                    SHARED.bytes += cost
                 while len(self._entries) > self.max_entries or self._bytes > self.max_bytes:
-                    self._bytes -= self._entries.popitem(last=False)[1][1]
+                    self._forget(next(iter(self._entries)))
+                SHARED.make_room()
         return result
+
+    def _forget(self, key: Hashable, shared: bool = True) -> None:
+        """Drop one entry (the lock held); ``shared``: from the shared order too."""
+        _, cost = self._entries.pop(key)
+        self._bytes -= cost
+        SHARED.bytes -= cost
+        if shared:
+            del SHARED.order[(self, key)]
 
     def info(self) -> CacheInfo:
         with self._lock:
@@ -89,7 +144,8 @@ class BoundedCache(Generic[Result]):
 
     def clear(self) -> None:
         with self._lock:
-            self._entries.clear()
+            for key in list(self._entries):
+                self._forget(key)
             self._bytes = self._hits = self._misses = 0
 
     # The names ``functools.lru_cache`` gives the same two operations, so callers need not care which.
