@@ -14,6 +14,8 @@ Starts ``python -m nightwatch serve --port 0`` (the command readers use) on loop
    deep, ...) from ``--hostile-senders`` threads, while one normal client asks small questions one
    after another: no hostile request may be a 500 or go unanswered, every small one must be answered within a second,
    and the RSS stay within ``--distinct-budget-mb`` of the warm baseline;
+7. with ``--chained N``, after the distinct run: N Responses calls chained by ``previous_response_id``,
+   a new chain every 40, RSS after each tenth: the bounded store must level off within the budget;
 5. with ``--distinct N``, first after the warm-up: N requests whose texts are all different (12 kB, 256 kB and
    1 MB in turn), so no cache ever hits, with the server's RSS after each tenth: the curve must level
    off within ``--distinct-budget-mb`` (64) of the warm baseline, whatever the mix.
@@ -29,6 +31,7 @@ server's bounded request log and the allocator's pools; after that memory must s
     python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --distinct 12000 --distinct-kb 12 \\
         --context-limit 8192   # distinct chats that are read, not refused as too long
     python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --hostile 2000   # hostile traffic
+    python benchmarks/load_server.py --clients 0 --sequential 0 --large 0 --chained 5000   # the Responses store
 """
 
 from __future__ import annotations
@@ -181,6 +184,32 @@ def distinct_large(base_url: str, count: int, deadline: float, memory: psutil.Pr
     return answered, curve
 
 
+CHAIN_LENGTH = 40
+
+
+def chained_responses(base_url: str, count: int, deadline: float, memory: psutil.Process,
+                      samples: int = 10) -> tuple[int, list[tuple[int, float]]]:
+    """``count`` Responses calls, chained by ``previous_response_id`` in chains of ``CHAIN_LENGTH`` (then
+    a new chain), every input new; the server's RSS after every tenth. The store keeps each response's
+    own items and a link, bounded in bytes, so the curve must level off."""
+    answered, curve, previous = 0, [], None
+    step = max(1, count // samples)
+    with httpx2.Client(base_url=base_url, timeout=120) as client:
+        for index in range(count):
+            if time.monotonic() > deadline:
+                break
+            body = {"model": "gpt-4o", "instructions": MISSION, "truncation": "auto",
+                    "input": f"{index}番目の見回りです。木箱{index}号と、{index % 97}番の扉を確かめました。"}
+            if previous is not None and index % CHAIN_LENGTH:
+                body["previous_response_id"] = previous
+            response = client.post("/responses", json=body)
+            answered += response.status_code == 200
+            previous = response.json().get("id") if response.status_code == 200 else None
+            if (index + 1) % step == 0:
+                curve.append((index + 1, rss_mb(memory)))
+    return answered, curve
+
+
 def hostile_bodies() -> list[tuple[str, dict]]:
     """The request shapes that once stopped, froze or inflated the server, each a few hundred bytes."""
     ask = [{"role": "user", "content": "北門の扉を確かめてください。"}]
@@ -309,6 +338,8 @@ def main() -> int:
     parser.add_argument("--context-limit", type=int, default=None,
                         help="the served stand-in's window (default: its own); 8192 lets 12 kB chats be read, "
                              "not refused as too long")
+    parser.add_argument("--chained", type=int, default=0,
+                        help=f"Responses calls chained by previous_response_id, {CHAIN_LENGTH} to a chain")
     parser.add_argument("--hostile", type=int, default=0,
                         help="hostile requests (the shapes of hostile_bodies) mixed with one normal client")
     parser.add_argument("--hostile-senders", type=int, default=4, help="threads sending the hostile requests")
@@ -320,6 +351,7 @@ def main() -> int:
     if not (0 <= args.clients <= MAX_CLIENTS and 0 <= args.sequential <= MAX_SEQUENTIAL
             and 0 <= args.large <= MAX_LARGE and 0 <= args.distinct <= MAX_DISTINCT
             and 0 <= args.hostile <= MAX_HOSTILE and 1 <= args.hostile_senders <= 64
+            and 0 <= args.chained <= MAX_DISTINCT
             and 0 <= args.distinct_kb <= 1024):
         parser.error(f"bounds: clients 0..{MAX_CLIENTS}, sequential 0..{MAX_SEQUENTIAL}, large 0..{MAX_LARGE}, "
                      f"distinct 0..{MAX_DISTINCT} (distinct-kb 0..1024), hostile 0..{MAX_HOSTILE} (senders 1..64)")
@@ -349,6 +381,13 @@ def main() -> int:
             shown = ", ".join(f"{sent}: {rss - warm:+.0f}" for sent, rss in curve)
             print(f"{args.distinct} distinct requests ({'/'.join(map(str, sizes))} kB in turn): "
                   f"{distinct_done} answered; RSS above the warm {warm:.0f} MB after each tenth (MB): {shown}")
+
+        chained_done, chained_curve = 0, []
+        if args.chained:  # the Responses store, filled and evicted oldest first
+            chained_done, chained_curve = chained_responses(base_url, args.chained, deadline, memory)
+            shown = ", ".join(f"{sent}: {rss - warm:+.0f}" for sent, rss in chained_curve)
+            print(f"{args.chained} chained Responses calls: {chained_done} answered; RSS above the warm "
+                  f"{warm:.0f} MB after each tenth (MB): {shown}")
 
         hostile: dict[str, object] = {}
         if args.hostile:  # after the distinct run: the same warm baseline, the caches already full
@@ -403,6 +442,11 @@ def main() -> int:
         peak = max((rss for _, rss in curve), default=warm) - warm
         goals["every distinct request answered"] = distinct_done == args.distinct
         goals[f"RSS over the distinct requests at most {args.distinct_budget_mb:g} MB above the warm baseline "
+              f"(peak {peak:+.1f} MB)"] = peak <= args.distinct_budget_mb
+    if args.chained:
+        peak = max((rss for _, rss in chained_curve), default=warm) - warm
+        goals["every chained Responses call answered"] = chained_done == args.chained
+        goals[f"RSS over the chained calls at most {args.distinct_budget_mb:g} MB above the warm baseline "
               f"(peak {peak:+.1f} MB)"] = peak <= args.distinct_budget_mb
     if args.hostile:
         statuses = hostile["statuses"]

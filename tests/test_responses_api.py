@@ -165,13 +165,13 @@ def test_another_process_cannot_read_the_compaction_item():
 
 def test_the_store_is_bounded_and_a_chain_whose_ancestor_was_evicted_is_refused():
     standin = StandInModel()
-    standin.responses.store.max_bytes = 6000
+    standin.responses.store.max_bytes = 40_000
     client = standin.client()
     first = client.responses.create(model="gpt-4o", input=CHIME)
     previous = first.id
     for turn in range(12):
         previous = client.responses.create(model="gpt-4o", input=f"{turn}: {FILLER}").id
-    assert standin.responses.store.bytes <= 6000 and standin.responses.store.evicted > 0
+    assert standin.responses.store.bytes <= 40_000 and standin.responses.store.evicted > 0
     with pytest.raises(openai.BadRequestError, match=f"Previous response with id '{first.id}' not found"):
         client.responses.create(model="gpt-4o", previous_response_id=first.id, input="二時です。")
     assert client.responses.retrieve(previous).id == previous

@@ -42,6 +42,7 @@ from nightwatch.standin.protocol import ProtocolError, parse_chat_request
 from nightwatch.standin.reader.summary import Summary, classify, fold
 from nightwatch.standin.reader.text import language
 from nightwatch.tokens import count_text_tokens, message_tokens
+from nightwatch.tokens.bounded_cache import deep_size
 
 
 class Core(Protocol):
@@ -58,11 +59,14 @@ OUTPUT_ALLOWANCE = 256
 """The stand-in's maximum output allowance, set aside before ``truncation="auto"`` trims (the API does
 so with the model's own allowance, documented; this number is ours)."""
 STORE_BYTES = 8 * 2**20
-"""What the store of responses may hold, counted as the JSON of each stored response."""
+"""What the store of responses may hold, in bytes of the Python objects (``bounded_cache.deep_size``);
+a served stand-in states it within its one memory budget (``server.MEMORY_BUDGET_MB``)."""
 CACHE_MINIMUM, CACHE_STEP = 1024, 128
 """gpt-4o's implicit caching: prefixes of 1,024 tokens or more, in steps of 128 (OpenAI's prompt
 caching guide); the stand-in reports ``cached_tokens`` by this rule over the requests it has seen."""
 CACHE_ENTRIES = 256
+COMPACT_CALLS_KEPT = 64
+"""The summaries of the newest ``responses.compact`` calls kept for a chapter to show (they store nothing)."""
 
 
 class Seal:
@@ -103,6 +107,8 @@ class Stored:
     input: list[dict[str, Any]]
     previous: str | None
     replaces_before: list[dict[str, Any]] | None = None  # a compaction's items, standing for all before
+    compacted: str | None = None  # the summary its compaction item seals (only a stand-in can show it)
+    dropped: list[dict[str, Any]] = field(default_factory=list)  # what truncation dropped from its input
     size: int = 0
 
 
@@ -117,7 +123,8 @@ class ResponseStore:
         self._lock = threading.Lock()
 
     def put(self, stored: Stored) -> None:
-        stored.size = len(json.dumps([stored.response, stored.input, stored.replaces_before], ensure_ascii=False))
+        stored.size = deep_size([stored.response, stored.input, stored.replaces_before, stored.compacted,
+                                 stored.dropped], levels=8)
         with self._lock:
             old = self._items.pop(stored.response["id"], None)
             self.bytes += stored.size - (old.size if old else 0)
@@ -140,6 +147,10 @@ class ResponseStore:
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def entries(self) -> list[Stored]:
+        with self._lock:
+            return list(self._items.values())
 
     def chain(self, response_id: str) -> list[dict[str, Any]]:
         """Every item the response ``response_id`` and its ancestors read and wrote, oldest first."""
@@ -201,8 +212,19 @@ class ResponsesEndpoint:
         self.store = ResponseStore(store_bytes)
         self.seal = Seal(key)
         self.cache = PromptCache()
-        self.dropped: dict[str, list[dict[str, Any]]] = {}  # response id -> items truncation dropped
-        self.compacted: dict[str, str] = {}  # response id -> the summary its compaction item seals
+        self._compact_calls: OrderedDict[str, str] = OrderedDict()  # responses.compact's summaries, the newest
+
+    @property
+    def dropped(self) -> dict[str, list[dict[str, Any]]]:
+        """Response id -> the items truncation dropped from it (stored responses only, so bounded)."""
+        return {s.response["id"]: s.dropped for s in self.store.entries() if s.dropped}
+
+    @property
+    def compacted(self) -> dict[str, str]:
+        """Response (or compaction) id -> the summary its compaction item seals, which only a stand-in
+        can show; kept with the stored response, so it goes when the response does."""
+        found = {s.response["id"]: s.compacted for s in self.store.entries() if s.compacted is not None}
+        return found | dict(self._compact_calls)
 
     # --- routing ---------------------------------------------------------------------------
 
@@ -353,12 +375,8 @@ class ResponsesEndpoint:
             status = "incomplete" if served.finish_reason == "length" else "completed"
             response = self._response(body, response_id, output, status,
                                       usage(served.prompt_tokens, served.completion_tokens, cached))
-        if summary is not None:
-            self.compacted[response_id] = summary
-        if dropped:
-            self.dropped[response_id] = dropped
         if body.get("store") is not False:
-            self.store.put(Stored(response, own, body.get("previous_response_id"), replaces))
+            self.store.put(Stored(response, own, body.get("previous_response_id"), replaces, summary, dropped))
         if body.get("stream"):
             return httpx2.Response(200, stream=EventStream(wire.stream_events(response)),
                                    headers={"content-type": "text/event-stream"})
@@ -389,7 +407,9 @@ class ResponsesEndpoint:
         item_id = hashlib.sha256(json.dumps(items, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
         compacted, summary = self.compacted_items(items, item_id)
         prompt = self.standin.count(self.normalized(body, items)) if items else 0
-        self.compacted[f"cmp_{item_id}"] = summary
+        self._compact_calls[f"cmp_{item_id}"] = summary
+        while len(self._compact_calls) > COMPACT_CALLS_KEPT:
+            self._compact_calls.popitem(last=False)
         return {"id": f"cmp_{item_id}", "object": "response.compaction", "created_at": 0, "output": compacted,
                 "usage": usage(prompt, self._count(summary), 0)}
 

@@ -45,10 +45,11 @@ DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # past this, an oversized body is not read
 READ_TIMEOUT_SECONDS = 30.0  # to send a request's headers, and again its body
 SERVED_REQUEST_LOG_SIZE = 16  # a server may run for days; nobody reads its log over HTTP
 SERVED_REQUEST_LOG_BYTES = 8 * 2**20
+SERVED_RESPONSE_STORE_BYTES = 8 * 2**20
 MEMORY_BUDGET_MB = 64
 """What a served stand-in may hold above its warm size, in all: the caches of every count and reading
 (``SHARED_CACHE_BYTES``, 24 MiB together, bookkeeping included), the request log (``SERVED_REQUEST_LOG_BYTES``, 8 MiB), and
-whatever store a later API keeps (a Responses store takes its bytes from the same statement); the rest
+the Responses API's stored responses (``SERVED_RESPONSE_STORE_BYTES``, 8 MiB, oldest first out); the rest
 is the allocator's slack. ``benchmarks/load_server.py`` checks it on distinct and hostile traffic."""
 CLOSE = {"connection": "close"}
 BACKLOG = 2048
@@ -268,6 +269,7 @@ def served_standin(context_limit: int | None = None) -> StandInModel:
     """The stand-in a server runs: its request log bounded in entries and in bytes."""
     standin = StandInModel(**({} if context_limit is None else {"context_limit": context_limit}))
     standin.requests = RequestLog(SERVED_REQUEST_LOG_SIZE, SERVED_REQUEST_LOG_BYTES)
+    standin.responses.store.max_bytes = SERVED_RESPONSE_STORE_BYTES
     return standin
 
 
