@@ -3,7 +3,7 @@
 For every exercise notebook: run as handed out, its check says "まだです" (never a traceback); every
 cell but the answer and the check is the solution's, outputs included; the saved solution report
 passes; no check ever raises. The answers of each kind are in test_workshop_answers.py (exercises
-1-3, 5) and test_workshop_policy*.py (exercise 4); what a check shows and what the handout holds in
+1-3, 5), test_workshop_policy*.py (exercise 4) and test_workshop_clearing.py (exercise 7); what a check shows and what the handout holds in
 test_workshop_handout.py: several files, so pytest-xdist's ``--dist loadfile`` can spread them.
 Answer cells are found by their ``answer`` tag, run in the exercise notebook's own namespace after the cells
 above them, exactly as a participant would run them.
@@ -16,20 +16,20 @@ import nbformat
 import pytest
 
 from nightwatch.standin import ThreeLineSummarizer
-from nightwatch.workshop import check_summarizer, crash, oversized, own_night, pinning, policy, summary
+from nightwatch.workshop import check_summarizer, clearing, crash, oversized, own_night, pinning, policy, summary
 from workshop_cells import CHECKS, EXERCISES, NAMES, SOLUTIONS, run_check, tagged
 from workshop_played import ex1_nights_played_once  # noqa: F401 - a fixture
 
 matplotlib.use("Agg")
 
-MODULES = dict(zip(NAMES, [crash, pinning, summary, policy, oversized, own_night]))
+MODULES = dict(zip(NAMES, [crash, pinning, summary, policy, oversized, own_night, clearing]))
 
 
 pytestmark = pytest.mark.usefixtures("ex1_nights_played_once")
 
 
-def test_there_are_six_exercises_each_with_a_solution():
-    assert len(NAMES) == 6 and NAMES == sorted(MODULES)
+def test_there_are_seven_exercises_each_with_a_solution():
+    assert len(NAMES) == 7 and NAMES == sorted(MODULES)
     assert NAMES == sorted(path.name for path in SOLUTIONS.glob("ex*.ipynb"))
     assert (EXERCISES / "README.md").is_file()
 

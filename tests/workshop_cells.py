@@ -14,8 +14,8 @@ import matplotlib
 import nbformat
 
 from nightwatch.workshop import (
-    CheckReport, check_my_night, check_pinned_trim, check_policy_choice, check_refused_call, check_shrink_exchange,
-    check_summarizer,
+    CheckReport, check_clearing_choice, check_my_night, check_pinned_trim, check_policy_choice, check_refused_call,
+    check_shrink_exchange, check_summarizer,
 )
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -23,7 +23,7 @@ EXERCISES = NOTEBOOKS / "exercises"
 SOLUTIONS = NOTEBOOKS / "solutions"
 NAMES = sorted(path.name for path in EXERCISES.glob("ex*.ipynb"))
 CHECKS = [check_refused_call, check_pinned_trim, check_summarizer, check_policy_choice, check_shrink_exchange,
-          check_my_night]
+          check_my_night, check_clearing_choice]
 """Each exercise's check, in the order of NAMES."""
 _cells = itertools.count()
 matplotlib.use("Agg")  # the notebooks' plots are drawn, never shown

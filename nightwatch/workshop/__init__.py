@@ -7,6 +7,7 @@ interrupts, printing), ``report`` (the result and its wording), ``stage`` (unsee
 seed, playing them, and judging a morning), and one short module per exercise.
 """
 
+from nightwatch.workshop.clearing import check_clearing_choice
 from nightwatch.workshop.crash import check_refused_call
 from nightwatch.workshop.own_night import check_my_night
 from nightwatch.workshop.oversized import ShrinkingNightWatchAgent, check_shrink_exchange
@@ -16,7 +17,8 @@ from nightwatch.workshop.report import CheckItem, CheckReport
 from nightwatch.workshop.summary import SUMMARY_TOKEN_CAP, check_summarizer
 
 __all__ = [
-    "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent", "check_my_night",
+    "SCRIPT_PROMISES", "SUMMARY_TOKEN_CAP", "CheckItem", "CheckReport", "PinnedTrimAgent", "check_clearing_choice",
+    "check_my_night",
     "ShrinkingNightWatchAgent", "check_pinned_trim", "check_policy_choice", "check_refused_call",
     "check_shrink_exchange", "check_summarizer",
 ]
