@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
+import os
 import re
 import subprocess
 import sys
+from unittest import mock
 
 import pytest
 
@@ -20,6 +24,22 @@ def run(*args: str) -> subprocess.CompletedProcess:
     # COLUMNS as an 80-column terminal reports it; argparse wraps its help to it
     return subprocess.run(PROGRAM + list(args), capture_output=True, text=True, timeout=120,
                           env={"COLUMNS": str(TERMINAL_WIDTH), "PATH": "", "PYTHONIOENCODING": "utf-8"})
+
+
+@functools.cache
+def in_process(*args: str) -> subprocess.CompletedProcess:
+    """The same command line run by ``main`` in this process, for the tests that read only its text: the
+    Japanese comparison above is the real process a newcomer starts; help and English need not pay for
+    another start each."""
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with mock.patch.dict(os.environ, {"COLUMNS": str(TERMINAL_WIDTH)}), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as ended:
+            code = ended.code if isinstance(ended.code, int) else 1
+    return subprocess.CompletedProcess(["python", "-m", "nightwatch", *args], code, out.getvalue(), err.getvalue())
 
 
 def unwrapped(text: str) -> str:
@@ -89,7 +109,7 @@ def test_python_m_nightwatch_prints_the_comparison():
 
 @pytest.mark.parametrize("argv", [["--help"], ["serve", "--help"]])
 def test_help_fits_80_columns_shows_defaults_and_is_plain_japanese_text(argv):
-    result = run(*argv)
+    result = in_process(*argv)
     assert result.returncode == 0
     assert widest(result.stdout) <= TERMINAL_WIDTH
     assert result.stdout.startswith("使い方: python -m nightwatch")
@@ -99,8 +119,8 @@ def test_help_fits_80_columns_shows_defaults_and_is_plain_japanese_text(argv):
 
 
 def test_serve_help_shows_the_default_port_and_the_same_metavar_for_the_same_option():
-    serve = run("serve", "--help").stdout
-    top = run("--help").stdout
+    serve = in_process("serve", "--help").stdout
+    top = in_process("--help").stdout
     assert "既定:\u00a08000" in serve  # a number is never parted from its label at a line break
     assert "--port PORT" in serve and "（既定:8000）" in unwrapped(serve)
     assert "--context-limit TOKENS" in serve and "--context-limit TOKENS" in top
@@ -145,7 +165,7 @@ def test_argparse_errors_are_japanese_and_name_the_option_as_typed(capsys, argv,
 
 
 def test_lang_en_prints_the_table_and_the_help_in_english():
-    result = run("--lang", "en")
+    result = in_process("--lang", "en")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("Offline")
@@ -154,7 +174,7 @@ def test_lang_en_prints_the_table_and_the_help_in_english():
     assert "morning report" in rows and "stage door at 03:50" in rows
     assert widest(result.stdout) <= TERMINAL_WIDTH
     assert not any("\u3040" <= char <= "\u30ff" for line in lines[2:9] for char in line)  # no kana in the table
-    helped = run("--lang", "en", "--help")
+    helped = in_process("--lang", "en", "--help")
     assert helped.stdout.startswith("usage: python -m nightwatch") and "show this help" in helped.stdout
 
 

@@ -171,22 +171,31 @@ def test_unknown_route_is_404_and_models_are_listed(standin):
     assert standin.client().models.list().data[0].id == "nightwatch-standin"
 
 
-def test_distinct_large_requests_leave_every_cache_within_its_byte_budget():
+def test_distinct_large_requests_leave_every_cache_within_its_byte_budget(monkeypatch):
     # A served stand-in reads thousands of distinct requests; a cache bounded only in entries kept
     # every text it saw (about 2 MB per distinct 1 MB request) until its 8,192 or 65,536 entries filled.
     from nightwatch.standin.reader import text
-    from nightwatch.tokens import COUNT_CACHE_BYTES, count_cache_info
+    from nightwatch.tokens import COUNT_CACHE_BYTES, count_cache_info, counting
 
+    caches = (text.features, text._sentences, text.find_clock)
+    assert all(cache.info().max_bytes == text.READ_CACHE_BYTES for cache in caches)
+    assert count_cache_info().max_bytes == COUNT_CACHE_BYTES
+    # The bound is the same code at any size: the night below is an eighth of one that presses on the real
+    # 8 MiB budgets, played against budgets an eighth as large (the per-entry cap scaled with them).
+    scale = 8
+    for cache in (*caches, counting._cached_count):
+        monkeypatch.setattr(cache, "max_bytes", cache.max_bytes // scale)
+        monkeypatch.setattr(cache, "max_entry_bytes", cache.max_entry_bytes // scale)
     standin = StandInModel(context_limit=10**7, request_log_size=4)
-    # ~37,000 characters each, in sentences of twenty boxes (the reader reads each). The boxes are 𠮷箱: one
+    # ~4,600 characters each, in sentences of twenty boxes (the reader reads each). The boxes are 𠮷箱: one
     # character outside the BMP makes CPython keep the whole string at four bytes a character, so the caches
-    # are charged as much as for twice the text (about 9.3 MB offered to the 8 MB sentence cache) while the
+    # are charged as much as for twice the text (about 1.2 MB offered to the 1 MB sentence cache) while the
     # reader analyses half of it.
     for number in range(12):
         content = "".join(f"{number}番目の荷、" + "、".join(f"𠮷箱{box}" for box in range(start, start + 20)) + "。"
-                          for start in range(0, 5200, 20))
+                          for start in range(0, 5200 // scale, 20))
         standin.complete({"model": "gpt-4o", "messages": [MISSION_MESSAGE, {"role": "user", "content": content}]})
-    assert count_cache_info().bytes <= COUNT_CACHE_BYTES
-    for cache in (text.features, text._sentences, text.find_clock):
-        assert cache.info().bytes <= text.READ_CACHE_BYTES == cache.info().max_bytes
-    assert text._sentences.info().bytes > text.READ_CACHE_BYTES * 3 // 4  # the night did press on the bound
+    assert count_cache_info().bytes <= COUNT_CACHE_BYTES // scale
+    for cache in caches:
+        assert cache.info().bytes <= text.READ_CACHE_BYTES // scale == cache.info().max_bytes
+    assert text._sentences.info().bytes > text.READ_CACHE_BYTES // scale * 3 // 4  # the night did press on the bound

@@ -13,8 +13,8 @@ import inspect
 
 import pytest
 
-from nightwatch.workshop import clearing
-from workshop_cells import SOLUTIONS, checked, run_check, tagged
+from nightwatch.workshop import clearing, harness
+from workshop_cells import CHECKS, NAMES, SOLUTIONS, checked, run_check, tagged
 
 NAME = "ex7_clear_tool_results.ipynb"
 
@@ -123,13 +123,16 @@ def choose_clearing(results_per_round, tokens_per_result, policy):
     assert len(failed) == 1 and "扉 3 つ" in failed[0], report.items[3].evidence
 
 
-def test_a_runaway_and_an_exception_are_reported():
+def test_a_runaway_and_an_exception_are_reported(monkeypatch):
+    check = CHECKS[NAMES.index(NAME)]
+    assert check.budget.per_call == 5  # what a participant's runaway waits for
+    monkeypatch.setattr(check, "budget", harness.Budget(per_call=1, per_check=check.budget.per_check))
     runaway = run_check(NAME, """
 def choose_clearing(results_per_round, tokens_per_result, policy):
     while True:
         pass
 """)
-    assert runaway.status == "failed" and "5 秒たっても終わらなかったので止めました" in str(runaway)
+    assert runaway.status == "failed" and "1 秒たっても終わらなかったので止めました" in str(runaway)
     raising = checked(NAME, """
 def choose_clearing(results_per_round, tokens_per_result, policy):
     return results_per_round, 100 // (results_per_round - 1)
