@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import base64
 import socket
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -132,16 +130,19 @@ def test_the_cli_reports_a_failed_first_call_instead_of_crashing(monkeypatch, ca
     assert "途中で停止" in out and SECRET not in out
 
 
-def test_live_mode_cli_against_the_served_stand_in_shows_the_count_gap():
+def test_live_mode_cli_against_the_served_stand_in_shows_the_count_gap(monkeypatch, capsys):
     server = StandInServer()
-    environment = {"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": server.base_url,
-                   "NIGHTWATCH_MODEL": "nightwatch-standin", "PATH": ""}
+    for name in ("OPENAI_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "NIGHTWATCH_LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("NIGHTWATCH_MODEL", "nightwatch-standin")
     with server.running():
-        result = subprocess.run([sys.executable, "-m", "nightwatch"], capture_output=True, text=True,
-                                env=environment, check=True, timeout=120)
-    lines = result.stdout.splitlines()
+        main([])  # the CLI in this process; over HTTP to the served stand-in all the same
+    out = capsys.readouterr().out
+    lines = out.splitlines()
     assert lines[0].startswith("ライブ: http://127.0.0.1:")
-    assert "数え方の差" in result.stdout
+    assert "数え方の差" in out
     # The served stand-in counts with the same tokenizer, so the gap is zero on every design.
     gap = next(line for line in lines if line.startswith("数え方の差（最大）"))
     assert gap.split()[1:] == ["0", "0", "0"]

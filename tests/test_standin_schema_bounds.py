@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from nightwatch.standin import StandInModel
 from nightwatch.standin.fill import MAX_ITEMS
-from nightwatch.standin.schemas import MAX_SCHEMA_NESTING
+from nightwatch.standin.schemas import MAX_CHECK_DEPTH, MAX_SCHEMA_NESTING
 
 ASK = "北門の扉を確かめてください。「北門」"
 HANG_GUARD_SECONDS = 120  # a liveness guard (a request that never returns fails), not a speed claim
@@ -168,6 +168,19 @@ def test_a_nan_or_infinity_in_the_request_body_is_refused_as_not_json():
     content = b'{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "temperature": NaN}'
     response = standin.handle(httpx2.Request("POST", "http://standin/v1/chat/completions", content=content))
     assert response.status_code == 400 and "JSON" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("schema", [
+    {"oneOf": [{"$ref": "#"}, {"type": "string"}]},
+    {"$defs": {"a": {"oneOf": [{"$ref": "#/$defs/a"}, {"type": "string"}]}}, "$ref": "#/$defs/a"},
+])
+def test_a_reference_back_to_itself_stops_at_the_depth_cap_not_at_the_recursion_limit(schema):
+    # Near Python's recursion limit the reference resolver (rpds, in Rust) panics instead of raising
+    # RecursionError, and a panic is a 500; so the check must stop by its own count, far before.
+    response = send(reply_body(schema))
+    assert response.status_code == 400
+    message = response.json()["error"]["message"]
+    assert f"{MAX_CHECK_DEPTH} keywords deep" in message and "RecursionError" not in message
 
 
 # --- fuzzing the filler over schema shapes ------------------------------------------------------

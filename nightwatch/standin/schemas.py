@@ -19,7 +19,8 @@ So every schema is measured before it is read, and every check against one runs 
   beside ``patternProperties`` would be matched by jsonschema with ``re``, so that pair is refused.
 
 The bound a request can cost is then: ``MAX_SCHEMA_STEPS`` keyword checks, each on a value of at
-most the filler's output cap, plus ``PATTERN_SECONDS`` of matching with the lock released.
+most the filler's output cap and at most ``MAX_CHECK_DEPTH`` checks deep, plus ``PATTERN_SECONDS`` of
+matching with the lock released.
 
 jsonschema itself is imported here on first use (``schema_validator``), for the protocol's check of a
 schema's shape and for the bounded checks alike.
@@ -42,6 +43,10 @@ MAX_SCHEMA_STEPS = 20_000
 """Keyword checks and filled values one request's schemas may take in all."""
 PATTERN_SECONDS = 0.5
 """Time one request may spend matching ``pattern``s, with the interpreter lock released."""
+MAX_CHECK_DEPTH = 128
+"""Keyword checks one may nest inside another: a ``$ref`` back to the root recurses without end, and
+near Python's recursion limit the reference resolver's own code (``rpds``, in Rust) panics instead of
+raising ``RecursionError``; the cap stops the check well before that."""
 
 
 class SchemaTooCostly(Exception):
@@ -58,6 +63,7 @@ class Budget:
 
     steps: int = MAX_SCHEMA_STEPS
     pattern_seconds: float = PATTERN_SECONDS
+    depth: int = 0
 
     def step(self) -> None:
         self.steps -= 1
@@ -197,9 +203,19 @@ def bounded_validator_class() -> type:
                 "additionalProperties": additional_properties}
 
     def charged(check: Any) -> Any:
-        def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
             step()
-            return check(validator, value, instance, schema)
+            budget = _budget.get() or Budget()
+            if budget.depth >= MAX_CHECK_DEPTH:
+                raise SchemaTooCostly(f"checking the schema nests more than the stand-in's {MAX_CHECK_DEPTH} "
+                                      "keywords deep (a reference that leads back to itself?)")
+            budget.depth += 1
+            try:
+                errors = check(validator, value, instance, schema)
+                if errors is not None:
+                    yield from errors
+            finally:
+                budget.depth -= 1
         return keyword
 
     checks = {name: charged(replaced.get(name, check)) for name, check in base.VALIDATORS.items()}
