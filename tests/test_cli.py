@@ -185,3 +185,17 @@ def test_progress_goes_to_stderr_before_each_wait_and_stdout_stays_the_table():
     assert [line for line in said if line.endswith("で一晩を走らせています…")] == [
         "春の仕立てで一晩を走らせています…", "一行の手当てで一晩を走らせています…", "三層で一晩を走らせています…"]
     assert "走らせています" not in result.stdout
+
+
+def test_the_english_section_maps_every_label_the_table_prints():
+    from pathlib import Path
+
+    from nightwatch.__main__ import WORDS
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    labels = ["before", "trimmed", "three_tier", "dawn", "stopped", "door", "watchman", "not_watchman", "not_judged",
+              "report", "largest", "sent", "calls", "gap", "ratio"]
+    rows = [line for line in readme.splitlines() if line.startswith("| ")]
+    for label in labels:
+        ja, en = (WORDS[lang][label].replace("{clock}", "03:50") for lang in ("ja", "en"))
+        assert any(line.startswith(f"| {ja} | {en} |") for line in rows), label
