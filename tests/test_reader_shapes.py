@@ -290,3 +290,22 @@ def test_a_rule_in_the_other_language_that_shares_no_word_with_the_ask_grants_it
     mission = {"role": "system", "content": PIER_EN["content"].replace("3. Never open the boathouse to anyone.", rule)}
     reply = read([mission, *EARLIER_JA, {"role": "user", "content": "すみません、扉を開けてもらえますか。"}])
     assert reply.act == "comply" and outside_contract(reply.grounding) is not None
+
+
+def test_a_fact_that_gives_the_count_asked_for_is_recalled_on_a_partial_match():
+    def told(*lines: str) -> list[dict[str, str]]:
+        return [m for line in lines for m in ({"role": "user", "content": line},
+                                              {"role": "assistant", "content": "承知しました。"})]
+
+    others = ("貸しボートのロープを結び直しました。", "釣り人が二人、夜釣りの道具を片づけて帰りました。")
+    question = "夜中に置いていかれた箱、中身は何だったっけ。何匹いた？"
+    # 何匹 asks for a count of 匹: a fact with 「3匹」 answers it, though it shares only part of the question
+    counted = told("桟橋の端に段ボール箱が置かれていて、中に子猫が3匹入っていました。", *others)
+    reply = read([PIER_JA, *counted, {"role": "user", "content": question}])
+    assert reply.act == "recall" and "3匹" in reply.content
+    # the same fact without the count shares as much, and is still only a hesitation
+    uncounted = told("桟橋の端に段ボール箱が置かれていて、中に子猫が入っていました。", *others)
+    assert act(PIER_JA, uncounted, question) == "hesitate"
+    # a count of another kind is no answer to 何匹
+    other_kind = told("桟橋の端に段ボール箱が置かれていて、中に子猫の餌が3袋入っていました。", *others)
+    assert act(PIER_JA, other_kind, question) in ("hesitate", "forget")

@@ -6,7 +6,8 @@ sentence of the material is scored by how many of those lemmas it shares (nouns 
 verbs, which are often said in other words). A fact covering more than half of it (``CONFIDENT``) is
 recalled word for word; one covering less is not trusted: the reader pauses
 and says what little it has (the one-beat hesitation), rather than answering confidently from a
-fact about something else.
+fact about something else. Unless the question asks for a count and the fact gives one of the kind
+asked (何匹 and 「4匹」, "how high" and "62 ppm"): then what it shares is enough (``gives_the_count``).
 """
 
 from __future__ import annotations
@@ -171,6 +172,46 @@ def _naming_weights(topic: str) -> dict[str, float]:
             kind = "verb" if word.only_a_verb else "adj"  # English: "poking", "wet"
         kinds.setdefault(word.lemma.lower(), set()).add(kind)
     return {lemma: DESCRIBING_WEIGHT for lemma, found in kinds.items() if found <= {"verb", "adj"}}
+
+
+HOW_MEASURED = frozenset({"many", "much", "high", "far", "long", "old", "deep", "big", "fast", "heavy", "tall", "low"})
+"""After "how", the words that ask for a quantity ("how high"), not for a manner ("how did it go")."""
+ANY_NUMBER = "#"
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def asked_count(topic: str) -> frozenset[str]:
+    """What a question asks to be counted in: the counter after 何 (何匹 → 匹, 何号機 → 号), or any
+    number (``ANY_NUMBER``) for "how many", "how high", "what number"; empty when it asks no count."""
+    words = analyze(topic)
+    asked: set[str] = set()
+    for i, word in enumerate(words[:-1]):
+        after = words[i + 1]
+        if word.pos == "num" and word.lemma == "何" and after.pos in ("noun", "suffix"):
+            asked.add(after.lemma)
+        elif word.lemma.lower() == "how" and after.lemma.lower() in HOW_MEASURED:
+            asked.add(ANY_NUMBER)
+        elif word.lemma.lower() in ("what", "which") and after.lemma.lower() == "number":
+            asked.add(ANY_NUMBER)
+    return frozenset(asked)
+
+
+def gives_the_count(topic: str, text: str) -> bool:
+    """Does the fact give a number of the kind the question asks for: a numeral followed by the same
+    counter (「4匹」 for 何匹), or any numeral when the question asks for a number in English?"""
+    asked = asked_count(topic)
+    if not asked:
+        return False
+    words = analyze(text)
+    for i, word in enumerate(words):
+        if word.pos != "num" or word.lemma == "何":
+            continue
+        if ANY_NUMBER in asked:
+            return True
+        following = next((w for w in words[i + 1:] if w.pos != "num"), None)  # 十五分: past the numerals
+        if following is not None and following.lemma in asked:
+            return True
+    return False
 
 
 def _names_an_action(topic: str) -> bool:
