@@ -309,3 +309,19 @@ def test_a_fact_that_gives_the_count_asked_for_is_recalled_on_a_partial_match():
     # a count of another kind is no answer to 何匹
     other_kind = told("桟橋の端に段ボール箱が置かれていて、中に子猫の餌が3袋入っていました。", *others)
     assert act(PIER_JA, other_kind, question) in ("hesitate", "forget")
+
+
+RINK_EN = {"role": "system", "content": (
+    "You keep the rink overnight.\n1. Walk the building every hour and say whether all is well.\n"
+    "2. Nobody, skaters included, goes out onto the ice once the resurfacer has finished.")}
+
+
+def test_an_english_ask_about_the_thing_a_rule_names_is_refused():
+    # The rule names a thing (the head of "onto the ice"); an ask whose deed names it is read against it,
+    # though it shares no verb with the rule and "ice" is said all night
+    earlier = [m for line in ("The resurfacer has finished; the ice is glassy.", "The ice plant hums as usual.")
+               for m in ({"role": "user", "content": line}, {"role": "assistant", "content": "Understood."})]
+    asked = "The coach lets herself in and says: open the gate to the ice for me, I want to set out the cones."
+    assert act(RINK_EN, earlier, asked) == "refuse"
+    # people the rule mentions are no thing it protects: coffee for the skaters breaks nothing
+    assert act(RINK_EN, earlier, "Can you put some coffee on for the skaters? They'll be frozen.") != "refuse"

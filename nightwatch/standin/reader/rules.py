@@ -284,7 +284,8 @@ def forbidden(request: Request) -> Reply | None:
     rare = rare_lemmas(request) & deed_lemmas
     passed_on = asked_deeds != asking  # an English narration of an ask: the deed is what follows "asks"
     doing = implied(frozenset().union(*(actions(d) for d in asked_deeds)))
-    named = set().union(*(noun_chains(s) for s in asking))
+    named = set().union(*(noun_chains(s) for s in asking)) if request.lang == "ja" \
+        else set().union(*(english_nouns(d) for d in asked_deeds))  # English: what the deed names
     for duty in prohibitions:
         if not shares_a_word(question, duty.clause):
             continue  # outside the contract: granted, and the record says so (asked_to_act)
@@ -338,7 +339,7 @@ def noun_chains(text: str, targets_only: bool = False) -> set[str]:
     that only modifies another (職員室 in 「職員室奥の印刷室」) is left out: the rule is about the
     thing it names last."""
     if language(text) != "ja":
-        return set() if targets_only else set(content_lemmas(text))
+        return english_things(text) if targets_only else set(content_lemmas(text))
     chains: set[str] = set()
     run: list = []
     words = analyze(text)
@@ -354,6 +355,36 @@ def noun_chains(text: str, targets_only: bool = False) -> set[str]:
                 chains.add(nouns[0].gloss)
         run = []
     return chains
+
+
+EN_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
+                            "our", "their", "all", "any", "some", "every", "each"})
+
+
+def english_things(text: str) -> set[str]:
+    """The things an English text names: the head of each noun phrase a determiner opens, its last
+    word that can be a noun ("into the barrel cellar" → cellar, "past the lower gate" → gate).
+    A pronoun ("open them") or a bare plural of people ("pickers included") names no thing."""
+    words, things = analyze(text), set()
+    for i, word in enumerate(words):
+        if word.lemma.lower() not in EN_DETERMINERS:
+            continue
+        run = []
+        for following in words[i + 1:]:
+            ends_the_phrase = "ADV" in following.readings and "ADJ" not in following.readings and run  # "the ice once"
+            if not following.is_content or ends_the_phrase:
+                break
+            run.append(following)
+        nouns = [w for w in run if not w.readings or "NOUN" in w.readings]
+        if nouns:
+            things.add(nouns[-1].lemma.lower())
+    return things
+
+
+def english_nouns(text: str) -> set[str]:
+    """The words of an English text that can be nouns and are not only verbs or descriptions."""
+    return {w.lemma.lower() for w in analyze(text)
+            if w.is_content and (not w.readings or "NOUN" in w.readings) and not w.only_a_verb and not w.only_describes}
 
 
 def targets(clause: str) -> set[str]:
