@@ -3,6 +3,7 @@
     python notebooks/reading_time.py                   # a table: every chapter's prose, code and minutes
     python notebooks/reading_time.py --check           # exit 1 if a chapter's 「読むのに N 分ほど。」 is off
     python notebooks/reading_time.py --check notebooks/01_crash.ipynb   # one chapter (or several)
+    python notebooks/reading_time.py --markdown        # the core path and the optional chapters, for README.md
 
 A chapter's stated time is a promise to the reader planning a session, so it is measured rather than
 guessed: prose at 500 characters a minute (the markdown cells' characters, spaces and line breaks
@@ -28,6 +29,7 @@ CODE_PER_MINUTE = 15  # lines of code a minute
 ROUND_TO = 5  # minutes
 TOLERANCE = 0.20  # how far the stated time may be from the measured one
 STATED = re.compile(r"読むのに\s*(\d+)\s*分ほど")
+CORE = ("01", "02", "03_", "03b", "04")  # the four acts; every other chapter is optional
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class ReadingTime:
     @property
     def rounded(self) -> int:
         """The measured minutes to the nearest 5 (halves up), never less than 5."""
-        return max(ROUND_TO, ROUND_TO * math.floor(self.minutes / ROUND_TO + 0.5))
+        return rounded(self.minutes)
 
     @property
     def agrees(self) -> bool:
@@ -84,14 +86,36 @@ def table(times: list[ReadingTime]) -> str:
     return "\n".join(lines)
 
 
+def rounded(minutes: float) -> int:
+    """Minutes to the nearest 5 (halves up), never less than 5."""
+    return max(ROUND_TO, ROUND_TO * math.floor(minutes / ROUND_TO + 0.5))
+
+
+def paths(times: list[ReadingTime]) -> str:
+    """Two Markdown tables, the core path (the four acts) and the optional chapters, each with its total."""
+    core = [time for time in times if time.name.startswith(CORE)]
+    optional = [time for time in times if not time.name.startswith(CORE)]
+    blocks = []
+    for title, group in (("核の道（四つの幕）", core), ("選んで読む章", optional)):
+        if not group:
+            continue
+        lines = [f"| {title} | 読むのに |", "|---|---|"]
+        lines += [f"| [{time.name}]({time.name}) | {time.rounded} 分 |" for time in group]
+        lines.append(f"| 計 | {rounded(sum(time.minutes for time in group))} 分 |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="chapters to measure (default: every chapter)")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if a chapter's stated reading time is more than 20 % off the measurement")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the core path and the optional chapters as Markdown tables instead")
     args = parser.parse_args(argv)
     times = [measure(path) for path in (args.notebooks or CHAPTERS)]
-    print(table(times))
+    print(paths(times) if args.markdown else table(times))
     if args.check:
         off = [time for time in times if not time.agrees]
         for time in off:

@@ -53,3 +53,17 @@ def test_the_check_fails_on_a_chapter_that_says_nothing_and_passes_one_that_is_c
     done = subprocess.run([sys.executable, str(SCRIPT), "--check", str(close)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "99_sample.ipynb" in done.stdout
+
+
+def test_the_readme_gives_the_core_path_and_the_optional_chapters_as_measured():
+    """notebooks/README.md carries the tables ``reading_time.py --markdown`` prints, as they are measured now."""
+    readme = (ROOT / "notebooks" / "README.md").read_text(encoding="utf-8")
+    tables = reading_time.paths([reading_time.measure(path) for path in CHAPTERS])
+    assert "| 核の道（四つの幕） |" in tables and "| 選んで読む章 |" in tables
+    assert tables in readme, "notebooks/README.md: paste the output of `python notebooks/reading_time.py --markdown`"
+
+
+def test_the_core_path_is_the_four_acts():
+    names = [path.name for path in CHAPTERS if path.name.startswith(reading_time.CORE)]
+    assert names == ["01_crash.ipynb", "02_trim.ipynb", "03_three_tiers.ipynb", "03b_rehearsal.ipynb",
+                     "04_celebration_eve.ipynb"]
