@@ -118,7 +118,8 @@ def test_prompt_token_ids_count_like_the_collection_and_breakpoints_fall_on_mess
     assert ends[-1] == len(ids)
     assert ends == [len(prompt_token_ids(messages[:n])) for n in range(1, 6)]
     assert tier_breakpoints(messages) == [ends[0], ends[1], ends[3]]   # after the mission, the summary, the window
-    assert tier_breakpoints([messages[0], *messages[2:]]) == [ends[0] , len(prompt_token_ids([messages[0], *messages[2:4]]))]
+    without_summary = [messages[0], *messages[2:]]
+    assert tier_breakpoints(without_summary) == [ends[0], len(prompt_token_ids(without_summary[:3]))]
 
 
 def test_cost_bills_each_input_token_at_exactly_one_rate():
@@ -150,3 +151,23 @@ def test_bad_counts_and_prices_are_refused():
         Call(sent=10, cached=-1, written=0, reply=0)
     with pytest.raises(ValueError, match="negative"):
         Prices("m", input=-1, cached_input=0, cache_write=0, output=0, source="s")
+
+
+def test_a_call_is_read_from_the_usage_either_api_returns():
+    from openai.types import CompletionUsage
+    from openai.types.completion_usage import PromptTokensDetails
+    from openai.types.responses import ResponseUsage
+    from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+    chat = CompletionUsage(prompt_tokens=1500, completion_tokens=40, total_tokens=1540,
+                           prompt_tokens_details=PromptTokensDetails(cached_tokens=1100, cache_write_tokens=300))
+    assert Call.from_usage(chat) == Call(sent=1500, cached=1100, written=300, reply=40)
+    older = CompletionUsage(prompt_tokens=1200, completion_tokens=9, total_tokens=1209,
+                            prompt_tokens_details=PromptTokensDetails(cached_tokens=1024))
+    assert Call.from_usage(older) == Call(sent=1200, cached=1024, written=0, reply=9)
+    bare = CompletionUsage(prompt_tokens=10, completion_tokens=2, total_tokens=12)
+    assert Call.from_usage(bare) == Call(sent=10, cached=0, written=0, reply=2)
+    responses = ResponseUsage(input_tokens=2000, output_tokens=55, total_tokens=2055,
+                              input_tokens_details=InputTokensDetails(cached_tokens=1600, cache_write_tokens=120),
+                              output_tokens_details=OutputTokensDetails(reasoning_tokens=0))
+    assert Call.from_usage(responses) == Call(sent=2000, cached=1600, written=120, reply=55)

@@ -18,9 +18,13 @@ prompt caching guide where the SDK points to it):
   (with ``mode="implicit"`` OpenAI adds one breakpoint of its own and writes up to the latest three
   explicit ones, ``PromptCacheOptions.mode``); a later request reads the longest written prefix it
   starts with. On these models a write costs 1.25 times the uncached input rate (the guide, read
-  2026-12-04); the dollar prices themselves are always a parameter. What the SDK does not say, and this model assumes (推測): a breakpoint shorter than
-  ``minimum`` is not written (1,024 by default, the implicit rule's floor), and the tokens a request
-  writes are those from the end of what it read to its furthest newly written breakpoint.
+  2026-12-04); the dollar prices themselves are always a parameter. What the SDK does not say, and
+  this model assumes (推測): a breakpoint shorter than ``minimum`` is not written (1,024 by default,
+  the implicit rule's floor), and the tokens a request writes are those from the end of what it
+  read to its furthest newly written breakpoint.
+
+``Call.from_usage`` reads the same four counts from a real ``usage`` (chat completions or Responses),
+so a live night goes into the same table.
 
 Neither model expires entries: the chapters print the gaps between calls beside the ``ttl`` instead.
 
@@ -33,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nightwatch.tokens.counting import REPLY_PRIMER_TOKENS, get_encoding
 
@@ -63,6 +67,19 @@ class Call:
     written: int
     reply: int
 
+    @classmethod
+    def from_usage(cls, usage: Any) -> Call:
+        """The call a real ``usage`` reports: chat completions' ``CompletionUsage`` (``prompt_tokens``,
+        ``prompt_tokens_details``) or the Responses API's ``ResponseUsage`` (``input_tokens``,
+        ``input_tokens_details``); a detail the model did not report counts as 0."""
+        if hasattr(usage, "prompt_tokens"):
+            sent, reply, details = usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details
+        else:
+            sent, reply, details = usage.input_tokens, usage.output_tokens, usage.input_tokens_details
+        cached = getattr(details, "cached_tokens", None) or 0
+        written = getattr(details, "cache_write_tokens", None) or 0
+        return cls(sent, cached, written, reply)
+
     def __post_init__(self) -> None:
         if min(self.sent, self.cached, self.written, self.reply) < 0:
             raise ValueError(f"token counts cannot be negative: {self}")
@@ -87,7 +104,10 @@ class Prices:
             raise ValueError(f"prices cannot be negative: {self}")
 
     def cost(self, call: Call) -> float:
-        """A call's cost: every input token is billed at exactly one of the three input rates."""
+        """A call's cost: every input token is billed at exactly one of the three input rates.
+
+        A written token is billed at ``cache_write`` instead of ``input``, not on top of it: the guide
+        gives the write price as 1.25 times the uncached rate, read here as a replacement (推測)."""
         uncached = call.sent - call.cached - call.written
         return (uncached * self.input + call.cached * self.cached_input + call.written * self.cache_write
                 + call.reply * self.output) / 1_000_000
