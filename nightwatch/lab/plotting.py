@@ -18,7 +18,7 @@ each design change it:
 
 One palette (``PALETTE``) gives every colour, so a colour means one thing in every chapter: yellow is
 the mission, light blue the summary, green the exchanges, violet the tool results, pink the question,
-red the limit and the reply reserve; the designs and summarizers have colours of their own. The x axis says what its ticks
+red the limit and the reply reserve (red means "what a request must stay under" and nothing else); the designs and summarizers have colours of their own. The x axis says what its ticks
 are: call numbers (``CALL_AXIS``) or clock times (``CLOCK_AXIS``).
 
 A message's tier is read from its position and role alone, exactly as a model would see it
@@ -53,7 +53,7 @@ from nightwatch.tokens.tool_tokens import definition_tokens
 
 PALETTE: dict[str, str] = {
     # the tiers of a request
-    "mission": "#f4d03f", "summary": "#5dade2", "window": "#58d68d", "question": "#ec7063",
+    "mission": "#f4d03f", "summary": "#5dade2", "window": "#58d68d", "question": "#e377c2",
     "tool": "#a569bd",  # tool results, drawn as a tier of their own only when asked (chapter 9)
     # what a request must stay under
     "limit": "#c0392b", "reserve": "#c0392b",
@@ -126,11 +126,13 @@ def draw_reserve(ax: plt.Axes, limit: int, reserve: int, label: str | None = Non
 
 
 def mark_compactions(ax: plt.Axes, turns: Sequence[int], color: str | None = None,
-                     label: str | None = "束ねの発火") -> None:
-    """Light vertical lines at the calls after which a compaction happened."""
+                     label: str | None = "束ねの発火", *, alpha: float = 0.25, linewidth: float = 1,
+                     linestyle: str = "-") -> None:
+    """Vertical lines at the calls after which a compaction happened: light by default, behind bars;
+    a line plot that must be read against them passes a stronger ``alpha``, ``linewidth`` or ``linestyle``."""
     for index, turn in enumerate(turns):
-        ax.axvline(turn, color=color or PALETTE["compaction"], alpha=0.25, linewidth=1,
-                   label=label if index == 0 else None)
+        ax.axvline(turn, color=color or PALETTE["compaction"], alpha=alpha, linewidth=linewidth,
+                   linestyle=linestyle, label=label if index == 0 else None)
 
 
 def is_tiered(requests: Sequence[Sequence[Message]]) -> bool:
