@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="chapters to measure (default: every chapter)")
     parser.add_argument("--check", action="store_true",
-                        help="exit 1 if a chapter's stated reading time is more than 20 % off the measurement")
+                        help="exit 1 if a chapter's stated reading time is more than 20 %% off the measurement")
     parser.add_argument("--markdown", action="store_true",
                         help="print the core path and the optional chapters as Markdown tables instead")
     args = parser.parse_args(argv)
