@@ -38,6 +38,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "silence": "……（何も聞こえません）",
         "tools_found": "確かめたこと：{found}",
         "round_checked": "{clock}、見回りで確かめました。{found}",
+        # the past-tense endings ``tense`` writes in place of a predicate's end (ます, ません, です, だ, ている)
+        "past_masu": "ました",
+        "past_masen": "でした",
+        "past_desu": "でした",
+        "past_da": "だった",
+        "past_iru": "いた",
     },
     "en": {
         "acknowledge": "Understood.",

@@ -20,6 +20,7 @@ from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duti
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
 from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
+from nightwatch.standin.reader.tense import in_the_past
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
 from nightwatch.standin.reader.words import analyze, content_lemmas
@@ -132,7 +133,8 @@ def report(request: Request) -> Reply | None:
 
 
 def _item(text: str) -> str:
-    return shorten_item(material.body(text), REPORT_ITEM_CHARS)
+    """A line as a report item: what happened, told in the past (``tense``), cut to length."""
+    return shorten_item(in_the_past(material.body(text)), REPORT_ITEM_CHARS)
 
 
 def duties(request: Request) -> Reply | None:
