@@ -76,7 +76,7 @@ NO_OP_CHECKS: dict[str, Any] = {
     "prompt_cache_options": lambda v: isinstance(v, dict), "reasoning": lambda v: isinstance(v, dict),
     "metadata": lambda v: isinstance(v, dict) and all(isinstance(x, str) for pair in v.items() for x in pair),
 }
-COMPACTION_SUMMARY_HEADING = "これまでの夜の束ね（提供側の圧縮）:"
+COMPACTION_SUMMARY_HEADING = "これまでの夜の束ね（サーバ側の圧縮）:"
 """How the stand-in shows itself the summary a compaction item carries: a heading its reader takes
 for a summary, so the 束ね is read as one (inferred: a provider's own form is not published)."""
 
