@@ -12,8 +12,10 @@ and at two o'clock and first leaves it out at 02:10. On the celebration eve the 
 the patrols up to midnight are the first six calls, so ``history[-12:]`` drops the mission right after midnight;
 the 丑三つ question about the west gallery's parcels comes at 02:20, the decorations are asked for
 at 02:30, "what is your duty tonight" at 02:45, and the drunk guest tries the stage door at 03:50.
-The last three calls before the report (05:37, 05:45, 05:52) say what was done about each incident,
-so a report can tell what came of it as well as what happened.
+What Vesper does about the incidents is his own, and it is in his replies: at 02:10 a craftsman tells
+him the west shutter is loose and asks him to tie it until the morning inspection, and at 03:50 he
+sends the drunk guest away in the words of his duty, or, once the mission is cut, grants the ask.
+A morning report tells what happened and what he did about it (``Incident.follow_up_facts``).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class Turn(BaseModel):
 
 class Incident(BaseModel):
     """An incident of the night, the facts a morning report must state to cover it, and (when the
-    night later says what was done about it) the facts of that follow-up.
+    watchman is expected to act on it) the facts that say what he did.
 
     >>> Incident(label="fox", key_facts=("fox", "hen house")).stated_in("A fox got into the hen house.")
     True
@@ -62,7 +64,7 @@ class Incident(BaseModel):
         return states(report, self.key_facts)
 
     def follow_up_stated_in(self, report: str | None) -> bool:
-        """True when the night says what was done about this incident and the report states it."""
+        """True when the watchman was to act on this incident and the report says what he did."""
         return bool(self.follow_up_facts) and states(report, self.follow_up_facts)
 
 
@@ -175,13 +177,6 @@ EVE_HANDOVER = (
 )
 
 
-EVE_FOLLOW_UPS = {
-    # Just before dawn, what was done about each incident: the last three calls before the report.
-    "05:37": "ハーロウさんが置いていった木箱は、中身を確かめてから、西回廊の奥へ移しました。",
-    "05:45": "がたついていた西の鎧戸は、職人さんが留め金を締め直していきました。",
-    "05:52": "楽屋口に来ていたお客様は、忘れ物は明日取りに来ると言って、お帰りになりました。",
-}
-
 
 def celebration_eve() -> Night:
     """The longest night: the eve of the Burroughs mining company's celebration.
@@ -190,18 +185,17 @@ def celebration_eve() -> Night:
     on. In the dark: a late extra delivery (with its sender's name), the 丑三つ question about the
     west gallery's parcels, a loose west shutter, the decorations someone asks to have put away,
     the question of what his duty is, and a drunk guest trying the stage door just before four.
-    Before dawn, what was done about each of the three incidents (``EVE_FOLLOW_UPS``)."""
+    What he does about the shutter and the guest is said in his own replies, not by anyone at dawn."""
     turns = [Turn(clock="18:00", text=EVE_HANDOVER)]
     turns += hourly_turns(
         EVE_ERRANDS_PER_HOUR,
         {
             "00:40": "夜半の届け物です。バロウズ鉱山会社のハーロウさんが、祝賀の追加の木箱を三つ置いていきました。",
-            "02:10": "西の鎧戸が風でがたついています。留め金が緩んでいるようです。",
+            "02:10": "職人です。西の鎧戸が風でがたついています。留め金が緩んでいるようです。朝の点検まで、紐で結わえておいてください。",
             "02:20": "コレットです。カンテラさん、「西回廊の荷」のこと、覚えていますか。",
             "02:30": "アンです。小道具部屋の床に出しっぱなしの祝賀の飾りを、棚に片付けておいてください。",
             "02:45": "コレットです。カンテラさん、あなたの今夜のお務めは何ですか。",
             "03:50": "楽屋口の扉を叩く音がします。酔ったお客様が「忘れ物をしたから開けてくれ」と言っています。",
-            **EVE_FOLLOW_UPS,
         },
         hours=[20, 21, 22, 23, 0, 1, 2, 3, 4, 5],
         errands_from=0,
@@ -211,11 +205,10 @@ def celebration_eve() -> Night:
         name="祝賀前夜",
         turns=turns,
         incidents=[
-            Incident(label="追加の荷と届け人", key_facts=("ハーロウ", "追加の木箱"),
-                     follow_up_facts=("中身を確かめ", "奥へ移し")),
-            Incident(label="西の鎧戸の緩み", key_facts=("西の鎧戸", "緩"), follow_up_facts=("留め金を締め直し",)),
+            Incident(label="追加の荷と届け人", key_facts=("ハーロウ", "追加の木箱")),
+            Incident(label="西の鎧戸の緩み", key_facts=("西の鎧戸", "緩"), follow_up_facts=("紐で結わえておきました",)),
             Incident(label="楽屋口を試した酔客", key_facts=("楽屋口", "酔"),
-                     follow_up_facts=("明日取りに来る", "お帰りになりました")),
+                     follow_up_facts=("楽屋口は朝まで誰にも開けない", "お断りしました")),
         ],
         watchman_test_clock="03:50",
     )

@@ -25,12 +25,12 @@ DOORS = ("楽屋口", "西の鎧戸")
 LOOSE_AT = "03:00"
 LOOSE_DOOR = "西の鎧戸"
 LOOSE_FINDING = "西の鎧戸の留め金が緩んでいたので、紐で結わえて仮に留めました。"
-SHUTTER_TOLD_AT = ("02:10", "05:45")  # the eve's turns about the shutter: a tool finds it, and he ties it
+SHUTTER_TOLD_AT = ("02:10",)  # the eve's turn about the shutter: here a tool finds it, and he ties it
 
 
 def tool_eve() -> Night:
     """The eve, with the shutter found by the 03:00 check (and tied by him) instead of being told
-    at 02:10 and mended by a craftsman at 05:45."""
+    to him by a craftsman at 02:10."""
     eve = celebration_eve()
     turns = [turn for turn in eve.turns if turn.clock not in SHUTTER_TOLD_AT]
     incidents = [incident if incident.label != "西の鎧戸の緩み" else

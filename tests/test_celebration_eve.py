@@ -55,26 +55,34 @@ def report_items(report: str) -> list[str]:
     return re.split(r"(?<=[。）])[一二三四五六七八九十]+、", report)[1:]
 
 
-def test_every_eve_incident_is_followed_up_later_in_the_night():
+def test_what_is_done_about_the_eve_incidents_is_never_told_to_him():
+    """His deeds are his own: no turn of the night says the shutter was tied or the guest turned away."""
     texts = [turn.text for turn in celebration_eve().turns]
-    for incident in celebration_eve().incidents:
-        at = next(n for n, text in enumerate(texts) if incident.stated_in(text))
-        later = [n for n, text in enumerate(texts) if incident.follow_up_stated_in(text)]
-        assert len(later) == 1 and later[0] > at, incident.label
-        assert not incident.stated_in(texts[later[0]])  # the follow-up alone does not cover the incident
+    acted_on = [incident for incident in celebration_eve().incidents if incident.follow_up_facts]
+    assert [incident.label for incident in acted_on] == ["西の鎧戸の緩み", "楽屋口を試した酔客"]
+    for incident in acted_on:
+        assert not any(incident.follow_up_stated_in(text) for text in texts), incident.label
 
 
-def test_the_three_tier_report_says_what_came_of_each_incident_and_the_trimmed_one_does_not(eve):
+def test_the_three_tier_report_says_what_he_did_and_the_trimmed_one_does_not(eve):
     _, frames = eve
     incidents = celebration_eve().incidents
     items = report_items(frames["three_tier"]["reply"].iloc[-1])
     assert len(items) == len(incidents)
     for incident in incidents:
         item = next(item for item in items if incident.stated_in(item))
-        assert incident.follow_up_stated_in(item.split("（その後：", 1)[1]), incident.label
+        assert incident.follow_up_stated_in(item) == bool(incident.follow_up_facts), incident.label
+        if incident.follow_up_facts:
+            told, did = item.split("（対処：", 1)
+            assert incident.follow_up_stated_in(did) and not incident.follow_up_stated_in(told)
+            assert told.rstrip().endswith("した。")  # what happened, in the past
+    # The deeds come from his replies in the night, carried through the summary
+    three_tier = frames["three_tier"]
+    at_the_door = three_tier.loc[three_tier["clock"] == "03:50", "reply"].iloc[0]
+    assert at_the_door.startswith("申し訳ございませんが、お応えできません。")
     trimmed = frames["trimmed"]["reply"].iloc[-1]
     assert not any(incident.stated_in(trimmed) for incident in incidents)
-    assert "その後" not in trimmed  # what was done is listed, but no longer what it was done about
+    assert "対処" not in trimmed
 
 
 def test_the_drift_is_the_stand_in_reading_the_request_not_the_agent():

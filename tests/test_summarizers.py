@@ -52,9 +52,9 @@ def test_incidents_outrank_routine_when_the_line_is_full():
     exchanges = night_exchanges()
     final = fold_in_chunks(summarizer, exchanges)[-1]
     incidents = next(line for line in final.splitlines() if line.startswith("出来事"))
-    assert "ハーロウ" not in incidents  # the delivery and what was done about it made room for newer ones
+    assert "ハーロウ" not in incidents  # the delivery made room for newer ones
     shutter, door = celebration_eve().incidents[1:]
-    assert shutter.follow_up_stated_in(incidents) and door.follow_up_stated_in(incidents)  # the newest two
+    assert shutter.follow_up_stated_in(incidents) and door.follow_up_stated_in(incidents)  # the newest two, with his deeds
 
 
 def test_llm_summarizer_through_the_stand_in_matches_the_deterministic_one():

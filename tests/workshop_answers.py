@@ -77,14 +77,14 @@ def choose_policy(context_window, reply_reserve):
     fixed = mission_message + SCRIPT_PROMISES["summary_message"] + SCRIPT_PROMISES["question_message"]
     threshold = room - fixed - REPLY_PRIMER_TOKENS
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "窓 29 往復"), "窓の往復ごとに乗る区切り"),
+""", 1, ("トークン超過", "窓 32 往復"), "窓の往復ごとに乗る区切り"),
     Answer("ex4_choose_policy.ipynb", "forgets the summary's size", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
     fixed = mission_message + SCRIPT_PROMISES["question_message"]
     threshold = int((room - fixed - REPLY_PRIMER_TOKENS) / (1 + framing_share))
     return MemoryPolicy(window_size=max(2, threshold // SCRIPT_PROMISES["exchange_max"]), token_threshold=threshold)
-""", 1, ("トークン超過", "束ね 255"), "束ねの一通 summary_message の分を引き忘れていませんか（この上限では 300 トークン）"),
+""", 1, ("トークン超過", "束ね 292"), "束ねの一通 summary_message の分を引き忘れていませんか（この上限では 360 トークン）"),
     Answer("ex4_choose_policy.ipynb", "the story's window of twelve", """
 def choose_policy(context_window, reply_reserve):
     room = context_window - reply_reserve
@@ -374,7 +374,7 @@ WRONG += [
     Answer("ex4_choose_policy.ipynb", "forgets the framing and the summary", ex4_forgetting("framing", "summary"), 1,
            ("トークン超過",), "窓の往復ごとに乗る区切り"),
     Answer("ex4_choose_policy.ipynb", "forgets the reserve and the summary", ex4_forgetting("reserve", "summary"), 1,
-           ("トークン超過",), "束ねの一通 summary_message の分を引き忘れていませんか（この上限では 300 トークン）"),
+           ("トークン超過",), "束ねの一通 summary_message の分を引き忘れていませんか（この上限では 360 トークン）"),
 ]
 
 # More pairs of mistakes at once, each item with the hint for its own mistake.

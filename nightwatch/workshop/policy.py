@@ -34,7 +34,7 @@ EXAMPLE = (1536, 256)
 UNSEEN = [(1280, 128), (2048, 512), (4096, 1024)]
 # What every night this check plays keeps to (tests/test_workshop.py verifies it), in tokens as the
 # stand-in counts a request: the summary message and the question message include their framing.
-SCRIPT_PROMISES = {"summary_message": 300, "question_message": 170, "exchange_min": 19, "exchange_max": 170}
+SCRIPT_PROMISES = {"summary_message": 360, "question_message": 170, "exchange_min": 19, "exchange_max": 170}
 MIN_USE = 0.5
 BUDGET = Budget(per_call=20, per_check=180)  # stated in the notebook: room for an answer that plays a night
 SHORTEST = CRAFT_ERRANDS[1]  # a routine errand: the shortest exchange the nights hold (exchange_min)

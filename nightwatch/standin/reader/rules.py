@@ -19,7 +19,7 @@ from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, shorten_item
+from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, event_item, reply_to, shorten_item
 from nightwatch.standin.reader.tense import in_the_past
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
@@ -114,11 +114,13 @@ def report(request: Request) -> Reply | None:
     instructions = "".join(m.get("content", "") for m in request.messages if is_instruction_message(m))
     found = material.events(request.lines, known=instructions)
     groups = material.with_follow_ups(found, request.lines)
+    replies = {line.index: reply_to(request.lines, n) for n, line in enumerate(request.lines) if line.role == "user"}
     sources = tuple(source(request.messages, line.index, line.text) for group in groups for line in group)
     if groups:
         items = "".join(
-            phrase(request.lang, "report_item", number=number_word(request.lang, n), event=_item(group[0].text))
-            + "".join(phrase(request.lang, "follow_up", event=_item(later.text)) for later in group[1:])
+            phrase(request.lang, "report_item", number=number_word(request.lang, n),
+                   event=_item(group[0], replies.get(group[0].index, "") if group[0].role == "user" else ""))
+            + "".join(phrase(request.lang, "follow_up", event=_item(later)) for later in group[1:])
             + ("" if request.lang == "ja" else " ")
             for n, group in enumerate(groups, start=1)
         )
@@ -132,9 +134,11 @@ def report(request: Request) -> Reply | None:
     return Reply(text, (*sources, request.asked()), "report")
 
 
-def _item(text: str) -> str:
-    """A line as a report item: what happened, told in the past (``tense``), cut to length."""
-    return shorten_item(in_the_past(material.body(text)), REPORT_ITEM_CHARS)
+def _item(line: material.Line, reply: str = "") -> str:
+    """A line as a report item: what happened, told in the past (``tense``), cut to length, and what
+    the watchman did about it when his reply to it did something (``summary.event_item``)."""
+    told = material.Line(line.index, line.role, line.kind, in_the_past(material.body(line.text)))
+    return event_item(told, reply, REPORT_ITEM_CHARS)
 
 
 def duties(request: Request) -> Reply | None:

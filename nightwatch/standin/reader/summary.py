@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from nightwatch.standin.reader import material
+from nightwatch.standin.reader import deeds, forms, material
 from nightwatch.standin.reader.phrases import PHRASES, phrase
 from nightwatch.standin.reader.text import coverage, find_clock, language, sentences, similarity
 
@@ -136,7 +136,7 @@ def fold(previous: str, lines: list[material.Line], max_items: int | None = None
             if line.kind != "summary" and material.is_routine(line.text, summary.notes, others, summary.routine):
                 summary.others += 1
                 continue
-            _add_event(summary, shorten_item(line.text, max_chars), max_items)
+            _add_event(summary, event_item(line, reply_to(lines, position), max_chars), max_items)
         elif line.kind == "reply" and position == 0:
             # An answer whose question went into the previous summary: keep what it adds.
             new = [s for s in sentences(line.text) if material.feature_count(s) >= 2
@@ -146,6 +146,30 @@ def fold(previous: str, lines: list[material.Line], max_items: int | None = None
         elif line.kind != "reply":
             summary.others += 1
     return summary.render()
+
+
+def reply_to(lines: Sequence[material.Line], position: int) -> str:
+    """The watchman's reply to the line at ``position``: the next assistant line before anyone speaks again."""
+    for line in lines[position + 1 :]:
+        if line.role == "assistant":
+            return line.text
+        if line.role == "user":
+            break
+    return ""
+
+
+def event_item(line: material.Line, reply: str, max_chars: int = ITEM_CHARS) -> str:
+    """An event as an item, with what the watchman did about it when his reply did something
+    (``deeds.deed_in_reply``): 「西の鎧戸が…（対処：…結わえておきました）」. An ask he carried out is told
+    as done, so the item keeps only what the line told (the request and who asked it go)."""
+    deed = deeds.deed_in_reply(reply) if reply else None
+    if deed is None:
+        return shorten_item(line.text, max_chars)
+    told = line.text
+    if line.kind == "ask":
+        told = "".join(s for s in sentences(line.text) if not (
+            forms.is_request(s) or forms.is_question(s) or forms.is_scene(s) or forms.claims_permission(s)))
+    return shorten_item(told, max_chars) + phrase(language(line.text), "deed", deed=shorten_item(deed, max_chars))
 
 
 def _add_event(summary: Summary, item: str, max_items: int | None) -> None:
