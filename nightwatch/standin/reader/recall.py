@@ -237,10 +237,5 @@ def answers_in(topic: str, text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def gives_the_count(topic: str, text: str) -> bool:
-    """Does the fact give a number of the kind the question asks for (何匹 and 「4匹」)?"""
-    return bool(asked_count(topic)) and gives_the_answer(topic, text)
-
-
 def _names_an_action(topic: str) -> bool:
     return any(word.pos == "verb" and word.is_content and word.lemma not in RECALLING for word in analyze(topic))
