@@ -325,3 +325,30 @@ def test_an_english_ask_about_the_thing_a_rule_names_is_refused():
     assert act(RINK_EN, earlier, asked) == "refuse"
     # people the rule mentions are no thing it protects: coffee for the skaters breaks nothing
     assert act(RINK_EN, earlier, "Can you put some coffee on for the skaters? They'll be frozen.") != "refuse"
+
+
+ALLOTMENT_JA = {"role": "system", "content": (
+    "あなたは貸し農園の夜番です。\n1. 一時間ごとに畑を見回り、異常がないか知らせること。\n2. 農具小屋の鍵は誰にも渡さないこと。")}
+ALLOTMENT_EN = {"role": "system", "content": (
+    "You keep the allotments overnight.\n1. Walk the plots every hour and say whether all is well.\n"
+    "2. Never hand the tool-shed key to anyone.")}
+
+
+def _told(*lines: str, ok: str = "承知しました。") -> list[dict[str, str]]:
+    return [m for line in lines for m in ({"role": "user", "content": line}, {"role": "assistant", "content": ok})]
+
+
+def test_a_fact_that_gives_the_name_asked_for_is_recalled_on_a_partial_match():
+    # 誰 asks for a name: a fact that gives one the question does not say answers it, though it shares
+    # only part of the question (窓, not 扉)
+    earlier = _told("夜中に中村さんが来て、温室の窓を叩いていきました。", "温室の換気扇が止まりました。", "雨が少し降ってきました。")
+    reply = read([ALLOTMENT_JA, *earlier, {"role": "user", "content": "夜中に温室の扉を叩いていった人、誰でしたっけ。"}])
+    assert reply.act == "recall" and "中村" in reply.content
+
+
+def test_of_two_facts_that_match_alike_the_one_that_gives_the_count_asked_for_is_recalled():
+    # both lines share the van's gate with the question; only the second says how many crates
+    earlier = _told("A van stops by the gate for a minute.", "The driver leaves 14 crates of seedlings by the shed.",
+                    "Rain on the polytunnel.", ok="Understood.")
+    reply = read([ALLOTMENT_EN, *earlier, {"role": "user", "content": "How many crates did the van leave by the gate?"}])
+    assert reply.act == "recall" and "14 crates" in reply.content

@@ -6,8 +6,10 @@ sentence of the material is scored by how many of those lemmas it shares (nouns 
 verbs, which are often said in other words). A fact covering more than half of it (``CONFIDENT``) is
 recalled word for word; one covering less is not trusted: the reader pauses
 and says what little it has (the one-beat hesitation), rather than answering confidently from a
-fact about something else. Unless the question asks for a count and the fact gives one of the kind
-asked (何匹 and 「4匹」, "how high" and "62 ppm"): then what it shares is enough (``gives_the_count``).
+fact about something else. Unless the question asks for a kind of answer and the fact gives one: a
+count of the kind asked (何匹 and 「4匹」, "how high" and "62 ppm") or, asked who, a name
+(``answers_in``); then what it shares is enough, if no other fact gives another answer nearly as well
+(``CLEAR_LEAD``). Of facts that match nearly alike, the one that gives the answer is chosen.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ WHEN_ASKED = frozenset({"night", "tonight", "evening", "morning", "last", "early
 
 CONFIDENT = 0.55
 PARTIAL = 0.3
+CLEAR_LEAD = 0.8
+"""A partial match that gives the kind of answer asked is trusted only when the next-best fact scores
+under this share of it: between two facts that match alike, the reader cannot tell which is meant."""
 NOT_RECALLED = ("思い出せ", "cannot recall", "do not remember", "cannot quite recall")
 
 
@@ -57,19 +62,25 @@ def after_lead_in(sentence: str) -> str:
     return rest.strip() if colon and rest.strip() and material.is_question(rest.strip()) else sentence
 
 
-def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | None, float]:
-    """The fact covering most of the topic, each of its lemmas weighted by how rare it is among the
-    facts (a name said once tells more than a word said all night). Of facts that cover it equally,
-    the first said: an incident is told before what came of it."""
+def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | None, float, float]:
+    """The fact covering most of the topic, its score, and the score of the best other fact that gives
+    another answer of the kind asked (0 when none does: facts that give the same answer agree). Each lemma weighs by how rare it is among the facts (a
+    name said once tells more than a word said all night). Of facts that cover it nearly alike
+    (``CLEAR_LEAD``), the first that gives the kind of answer asked (``gives_the_answer``: 何匹 and
+    「4匹」), else the first said: an incident is told before what came of it."""
     facts = [fact for fact in facts
              if not any(marker in fact.text for marker in NOT_RECALLED) and not fact.text.startswith("……")]
     weights = _rarity(topic_lemmas(topic), facts)
     scored = sorted(((topic_coverage(topic, fact.text, fact.context, weights) + 0.001 * similarity(topic, fact.text),
                       -n, fact) for n, fact in enumerate(facts)), key=lambda item: item[:2], reverse=True)
     if not scored or scored[0][0] <= 0:
-        return None, 0.0
-    best_score, _, best = scored[0]
-    return best, best_score
+        return None, 0.0, 0.0
+    near = [item for item in scored if item[0] >= CLEAR_LEAD * scored[0][0]]
+    answering = [item for item in scored if item[0] > 0 and gives_the_answer(topic, item[2].text)]
+    best_score, _, best = next((item for item in near if item in answering), scored[0])
+    given = answers_in(topic, best.text)
+    rivals = [score for score, _, fact in answering if fact is not best and not answers_in(topic, fact.text) & given]
+    return best, best_score, max(rivals, default=0.0)
 
 
 def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, float]:
@@ -196,22 +207,34 @@ def asked_count(topic: str) -> frozenset[str]:
     return frozenset(asked)
 
 
-def gives_the_count(topic: str, text: str) -> bool:
-    """Does the fact give a number of the kind the question asks for: a numeral followed by the same
-    counter (「4匹」 for 何匹), or any numeral when the question asks for a number in English?"""
+ASKS_A_NAME = frozenset({"誰", "who", "whose", "名前", "name"})
+"""The interrogatives (and the noun) that ask for a person or a thing by its name."""
+
+
+def gives_the_answer(topic: str, text: str) -> bool:
+    """Does the fact give the kind of answer the question asks for (``answers_in``)?"""
+    return bool(answers_in(topic, text))
+
+
+@bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def answers_in(topic: str, text: str) -> frozenset[str]:
+    """The answers of the kind the question asks that the fact gives: each count it asks for, a numeral
+    followed by the same counter (「4匹」 for 何匹) or any numeral when the question asks for a number in
+    English ("how high" and "62 ppm"); asked who or for a name, each name the question does not already
+    say (誰に渡す and 「吉岡さんに」). Empty when it asks for neither or the fact gives none."""
+    found: set[str] = set()
     asked = asked_count(topic)
-    if not asked:
-        return False
     words = analyze(text)
-    for i, word in enumerate(words):
+    for i, word in enumerate(words if asked else ()):
         if word.pos != "num" or word.lemma == "何":
             continue
-        if ANY_NUMBER in asked:
-            return True
         following = next((w for w in words[i + 1:] if w.pos != "num"), None)  # 十五分: past the numerals
-        if following is not None and following.lemma in asked:
-            return True
-    return False
+        if ANY_NUMBER in asked or (following is not None and following.lemma in asked):
+            found.add(word.lemma)
+    if ASKS_A_NAME & {w.lemma.lower() for w in analyze(topic)}:
+        labels = {w.lemma.lower() for w, after in zip(words, words[1:]) if after.pos == "num"}  # Gate 1: a label
+        found |= proper_names(text) - labels - proper_names(topic) - content_lemmas(topic)
+    return frozenset(found)
 
 
 def _names_an_action(topic: str) -> bool:

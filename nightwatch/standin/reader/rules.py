@@ -170,9 +170,9 @@ def remember(request: Request) -> Reply | None:
     if _only_asks_to_act(request.question):
         return None  # "Could you fetch me a blanket?": a request in question form, nothing to recall
     topic = recall.topic_of(request.question)
-    fact, score = recall.best_fact(topic, material.facts(request.lines))
-    sure = score >= recall.CONFIDENT or (score >= recall.PARTIAL and recall.gives_the_count(topic, fact.text)) \
-        if fact is not None else False
+    fact, score, runner_up = recall.best_fact(topic, material.facts(request.lines))
+    sure = score >= recall.CONFIDENT or (score >= recall.PARTIAL and recall.gives_the_answer(topic, fact.text)
+                                         and runner_up < recall.CLEAR_LEAD * score) if fact is not None else False
     if sure and not material.recurs(fact, request.lines):
         return Reply(phrase(request.lang, "recall", fact=_told_with(request, fact)),
                      (source(request.messages, fact.index, fact.text), request.asked()), "recall")
