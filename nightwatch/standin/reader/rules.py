@@ -106,7 +106,8 @@ def summarize(request: Request) -> Reply | None:
 def report(request: Request) -> Reply | None:
     """Asked to report: list every event the material carries (a line that happened once, even
     if it asks something), each with what was done about it later (a later statement sharing its
-    rarer content words); quote a report duty if one is stated."""
+    rarer content words) and what the watchman did about it (his own reply to it, read back by
+    ``deeds.deed_in_reply``); quote a report duty if one is stated."""
     if not asks_for_report(request.question, request.duties_of("report"), request.lines):
         return None
     clock = find_clock(request.question)

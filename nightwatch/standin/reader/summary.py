@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from nightwatch.standin.reader import deeds, forms, material
 from nightwatch.standin.reader.phrases import PHRASES, phrase
-from nightwatch.standin.reader.text import coverage, find_clock, language, sentences, similarity
+from nightwatch.standin.reader.text import coverage, find_clock, language, outside_quotes, sentences, similarity
 
 ROUTINE = re.compile(r"^(?P<first>.+?)(?:〜| to )(?P<last>.+?),? (?P<n>\d+)(?:回| calls)$")
 OTHERS = re.compile(r"(?:ほか)?(?P<n>\d+)(?:件| other lines)")
@@ -161,14 +161,17 @@ def reply_to(lines: Sequence[material.Line], position: int) -> str:
 def event_item(line: material.Line, reply: str, max_chars: int = ITEM_CHARS) -> str:
     """An event as an item, with what the watchman did about it when his reply did something
     (``deeds.deed_in_reply``): 「西の鎧戸が…（対処：…結わえておきました）」. An ask he carried out is told
-    as done, so the item keeps only what the line told (the request and who asked it go)."""
+    as done, so the item keeps only what the line told: its own-voice request and a first sentence that
+    only says who asks (「職人です。」) go; a quoted request is part of what happened and stays."""
     deed = deeds.deed_in_reply(reply) if reply else None
     if deed is None:
         return shorten_item(line.text, max_chars)
     told = line.text
-    if line.kind == "ask":
-        told = "".join(s for s in sentences(line.text) if not (
-            forms.is_request(s) or forms.is_question(s) or forms.is_scene(s) or forms.claims_permission(s)))
+    if line.kind == "ask":  # judged outside quotes, as ``material.tells_and_asks`` judges it
+        said = sentences(line.text)
+        told = "".join(s for n, s in enumerate(said) if not (
+            forms.is_request(outside_quotes(s)) or forms.is_question(outside_quotes(s))
+            or forms.claims_permission(outside_quotes(s)) or (n == 0 and forms.is_scene(s))))  # 「職人です。」: who asks
     return shorten_item(told, max_chars) + phrase(language(line.text), "deed", deed=shorten_item(deed, max_chars))
 
 
