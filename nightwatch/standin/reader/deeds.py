@@ -16,6 +16,7 @@ from nightwatch.standin.reader.forms import (
     CLAUSE_BREAK, EN_OPENERS, EN_WANTING, GIVING_HELPERS, is_direct_request, is_english_imperative, is_request,
 )
 from nightwatch.standin.reader.phrases import PHRASES, phrase
+from nightwatch.standin.reader.tense import char_end
 from nightwatch.standin.reader.text import language
 from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, analyze
 from nightwatch.tokens.bounded_cache import bounded_cache
@@ -84,9 +85,7 @@ def asks_only_to_be_told(sentence: str) -> bool:
 
 # ---- what the watchman did: his own replies, read back -----------------------------------------
 
-REQUEST_TAIL = frozenset({
-    "置く", "て", "で", "呉れる", "下さる", "貰う", "貰える", "頂く", "頂ける", "欲しい", "呉れ", "ます", "か", "ね", "よ", "な",
-})
+REQUEST_TAIL = GIVING_HELPERS | {"置く", "て", "で", "ます", "か", "ね", "よ", "な"}
 """What may follow the te-form of the verb a Japanese ask asks for: おいて, the helpers of giving and
 receiving (ください, もらえますか, くれ) and the sentence's closing particles."""
 
@@ -97,30 +96,24 @@ def done_as_asked(ask: str) -> str | None:
     asking, if any): then, and in English, whose past needs a lexicon, the ask is quoted (``deed_in_reply``)."""
     if language(ask) != "ja":
         return None
-    words = [w for w in analyze(ask.rstrip("。.!！?？ 　"))]
+    words = list(analyze(ask.rstrip("。.!！?？ 　")))
     for i, word in enumerate(words):
         after = words[i + 1 :]
         if word.surface in ("て", "で") and word.pos == "particle" and i and words[i - 1].pos in ("verb", "aux_verb") \
                 and all(w.lemma in REQUEST_TAIL or w.pos == "symbol" for w in after) \
                 and (not after or any(w.lemma in GIVING_HELPERS for w in after)):
-            end = _end_of(ask, words, i + 1)
-            return ask[:end] + phrase("ja", "done_ending")
+            return ask[: char_end(ask, words, i + 1)] + phrase("ja", "done_ending")
     return None
-
-
-def _end_of(text: str, words: list, count: int) -> int:
-    """Where the first ``count`` words end in ``text`` (the tagger drops spaces, so each is found in turn)."""
-    at = 0
-    for word in words[:count]:
-        found = text.find(word.surface, at)
-        at = (found if found >= 0 else at) + len(word.surface)
-    return at
 
 
 def _template(lang: str, key: str, field: str) -> re.Pattern[str]:
     """One of the reader's own phrases as a pattern that captures the request's words in ``field``."""
     before, after = PHRASES[lang][key].split("{" + field + "}")
     return re.compile(re.escape(before) + f"(?P<{field}>.+?)" + re.escape(after))
+
+
+DUTY_QUOTED = {lang: _template(lang, "duty", "clause") for lang in PHRASES}
+ASK_GRANTED = {lang: _template(lang, "comply", "ask") for lang in PHRASES}
 
 
 def deed_in_reply(reply: str) -> str | None:
@@ -130,9 +123,9 @@ def deed_in_reply(reply: str) -> str | None:
     already keeps; an acknowledgement did nothing."""
     for lang in PHRASES:
         if reply.startswith(PHRASES[lang]["refuse"]):
-            duty = _template(lang, "duty", "clause").search(reply)
+            duty = DUTY_QUOTED[lang].search(reply)
             return phrase(lang, "refused_by_duty", clause=duty["clause"]) if duty else None
-        granted = _template(lang, "comply", "ask").fullmatch(reply.strip())
+        granted = ASK_GRANTED[lang].fullmatch(reply.strip())
         if granted:
             ask = granted["ask"]
             return (done_as_asked(ask) if lang == "ja" else None) or phrase(lang, "done_as_asked", ask=ask)

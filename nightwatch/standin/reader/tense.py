@@ -58,7 +58,7 @@ def _past_sentence(body: str) -> str:
         end -= 1
     if end == 0:
         return body
-    predicate_end = _char_end(body, words, end)
+    predicate_end = char_end(body, words, end)
     past = _past_of(words[:end])
     if past is None:
         return body
@@ -66,7 +66,7 @@ def _past_sentence(body: str) -> str:
     return body[: predicate_end - drop] + add + body[predicate_end:]
 
 
-def _char_end(body: str, words: list[Word], count: int) -> int:
+def char_end(body: str, words: list[Word], count: int) -> int:
     """Where the first ``count`` words end in ``body`` (the tagger drops spaces, so each is found in turn)."""
     at = 0
     for word in words[:count]:
