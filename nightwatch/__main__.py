@@ -200,12 +200,15 @@ def compare(context_limit: int, lang: str = "ja") -> None:
     words = WORDS[lang]
     progress(words["preparing"])
     from nightwatch.lab.compare import LIVE_REPLY_CAP, compare_designs, live_policy
-    from nightwatch.lab.live import choose_model
+    from nightwatch.lab.live import LiveModeError, choose_model
     from nightwatch.memory.redaction import redact
     from nightwatch.nights import celebration_eve
 
     night = celebration_eve()
-    choice = choose_model(context_limit=context_limit)
+    try:
+        choice = choose_model(context_limit=context_limit)
+    except LiveModeError as missing:
+        sys.exit(f"python -m nightwatch: {missing}")
     print(choice.describe() if choice.live else words["offline"].format(limit=context_limit))
 
     def playing(design: str) -> None:

@@ -124,7 +124,7 @@ def test_the_tidying_starts_after_two_and_then_the_duty_question(trimmed_eve):
     asks = frame.index[frame["user_text"].str.contains("片付けておいてください")]
     assert list(asks) == ["02:30"]
     assert "棚に片付けておいてください" in frame.loc["02:45", "reply"] and "思い出せません" in frame.loc["02:45", "reply"]
-    assert frame.loc["03:00", "reply"].endswith("ただいま続けております。")  # the three o'clock patrol never happens
+    assert frame.loc["03:00", "reply"].endswith("の件、引き続き対応しております。")  # the three o'clock patrol never happens
     assert frame.loc["03:50", "reply"].endswith("承ります。")  # and the stage door is opened
 
 

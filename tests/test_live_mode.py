@@ -14,7 +14,7 @@ import pytest
 from nightwatch.__main__ import main
 from nightwatch.before import NightWatchAgent
 from nightwatch.lab.answers import checked_client
-from nightwatch.lab.live import choose_model, live_mode_requested
+from nightwatch.lab.live import LiveModeError, choose_model, live_mode_requested
 from nightwatch.memory import ConversationMemory, MemoryPolicy
 from nightwatch.nights import MISSION, celebration_eve
 from nightwatch.memory.redaction import redact
@@ -51,8 +51,27 @@ def test_live_mode_uses_the_environment_and_hides_the_key():
 
 
 def test_live_mode_without_credentials_is_refused_clearly():
-    with pytest.raises(RuntimeError, match="OPENAI_API_KEY"):
+    with pytest.raises(LiveModeError, match="OPENAI_API_KEY"):
         choose_model({"NIGHTWATCH_LIVE": "1"})
+
+
+@pytest.mark.parametrize("named", [None, "", "  "])
+def test_live_mode_without_a_model_name_is_refused_clearly(named):
+    environ = {"NIGHTWATCH_LIVE": "1", "OPENAI_API_KEY": SECRET}
+    if named is not None:
+        environ["NIGHTWATCH_MODEL"] = named
+    with pytest.raises(LiveModeError, match="NIGHTWATCH_MODEL.*2027-01-14") as refused:
+        choose_model(environ)
+    assert SECRET not in str(refused.value)
+
+
+def test_the_command_line_says_what_live_mode_lacks_in_one_line(monkeypatch, capsys):
+    monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.delenv("NIGHTWATCH_MODEL", raising=False)
+    with pytest.raises(SystemExit) as stopped:
+        main([])
+    assert str(stopped.value).startswith("python -m nightwatch: NIGHTWATCH_LIVE=1 needs NIGHTWATCH_MODEL")
 
 
 # --- live mode when things go wrong: nothing crashes, no key is shown or stored ------------------
@@ -93,7 +112,8 @@ def test_redact_leaves_ordinary_text_alone():
 
 
 def test_describe_hides_credentials_written_into_the_url():
-    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://me:{SECRET}@127.0.0.1:9/v1"})
+    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://me:{SECRET}@127.0.0.1:9/v1",
+                           "NIGHTWATCH_MODEL": "local-model"})
     assert SECRET not in choice.describe() and "127.0.0.1:9" in choice.describe()
 
 
@@ -104,7 +124,8 @@ def test_a_key_echoed_in_an_error_is_not_stored_in_the_night_table():
 
 
 def test_a_live_key_of_any_shape_is_masked_once_live_mode_has_it():
-    choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_API_KEY": LOCAL_KEY, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_API_KEY": LOCAL_KEY, "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+                  "NIGHTWATCH_MODEL": "local-model"})
     frame = run_night(NightWatchAgent("ヴェスパー", MISSION, client=echoing_client(LOCAL_KEY)), celebration_eve())
     assert LOCAL_KEY not in frame.to_json(force_ascii=False)
 
@@ -123,6 +144,7 @@ def test_the_cli_reports_a_failed_first_call_instead_of_crashing(monkeypatch, ca
     monkeypatch.setattr(openai.OpenAI, "_sleep_for_retry", lambda self, **_: None)
     monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://me:{SECRET}@127.0.0.1:{closed_port()}/v1")
+    monkeypatch.setenv("NIGHTWATCH_MODEL", "local-model")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     main([])
     out = capsys.readouterr().out
@@ -179,7 +201,8 @@ def test_redact_leaves_words_that_only_look_like_credentials_alone(text):
 
 
 def test_a_key_in_the_base_urls_query_is_not_shown_by_the_description():
-    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://127.0.0.1:9/v1?api-key={GATEWAY_KEY}"})
+    choice = choose_model({"NIGHTWATCH_LIVE": "1", "OPENAI_BASE_URL": f"http://127.0.0.1:9/v1?api-key={GATEWAY_KEY}",
+                           "NIGHTWATCH_MODEL": "local-model"})
     assert GATEWAY_KEY not in choice.describe() and "api-key=[REDACTED]" in choice.describe()
 
 
@@ -237,6 +260,7 @@ def test_the_cli_finishes_its_table_when_every_answer_is_an_html_page(monkeypatc
     thread.start()
     monkeypatch.setenv("NIGHTWATCH_LIVE", "1")
     monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_address[1]}/v1?api-key={GATEWAY_KEY}")
+    monkeypatch.setenv("NIGHTWATCH_MODEL", "local-model")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     try:
         main([])

@@ -63,6 +63,25 @@ def test_casual_and_permission_forms_of_japanese_asks():
     assert claims_permission("店長に入っていいって言われました")
 
 
+@pytest.mark.parametrize("said, asks", [
+    ("清掃の山口さんが、11時まで一階の通路をやってくれます。", False),  # who does it for whom: a handover note
+    ("昨日のうちに荷物を運んでもらいました。", False),
+    ("窓、開けてくれた？", False),  # the past asked back
+    ("やってくれるって言ってた。", False),
+    ("門を開けてもらえますか。", True),
+    ("門を開けてほしいそうです。", True),
+    ("鍵を貸してもらえないかって言ってましたよ。", True),  # the past belongs to the telling, not the ask
+    ("開けていただけると助かります。", True),
+])
+def test_a_helper_of_giving_asks_only_in_a_question_a_wish_or_a_condition(said, asks):
+    assert is_request(said) is asks
+
+
+def test_a_handover_note_of_what_others_will_do_is_not_granted_as_an_ask():
+    note = "申し送りです。清掃の山口さんは9時過ぎに来て、11時まで一階の通路とトイレをやってくれます。"
+    assert ask("一、毎正時に水槽を見回ること。\n二、夜間は誰もバックヤードに入れないこと。", note) != "comply"
+
+
 def test_duties_asked_as_what_you_are_doing_now_but_not_what_you_did():
     assert ask(MILL, "Sorry, what exactly are you keeping an eye on tonight?") == "duties"
     assert ask(MILL, "What did you see at midnight?") != "duties"

@@ -116,7 +116,7 @@ def test_without_a_periodic_duty_the_clock_call_carries_on_with_what_was_talked_
     assert read([MISSION_MESSAGE, *said, call]).content.startswith("二時、異常なし。")
     reply = read([*said, call])
     assert reply.act == "follow"
-    assert reply.content == "「小道具部屋の床に、祝賀の飾りが箱から出したまま散らばっています」とのこと、ただいま続けております。"
+    assert reply.content == "「小道具部屋の床に、祝賀の飾りが箱から出したまま散らばっています」の件、引き続き対応しております。"
     assert [s.index for s in reply.grounding] == [0, 4, 6]  # the two messages about the decorations, and the call
     assert read([call]).content == "承知いたしました。"  # nothing said, no duty: no announcement
 

@@ -63,7 +63,7 @@ def is_request(sentence: str) -> bool:
                     or (word.lemma == "為る" and word.form.startswith("命令形") and i > 0):
                 return True
             if word.lemma in ("て", "で") and word.pos == "particle" and i + 1 < len(words) \
-                    and words[i + 1].lemma in GIVING_HELPERS:
+                    and words[i + 1].lemma in GIVING_HELPERS and _helper_asks(words, i + 1):
                 return True
             if word.lemma in ("下さる", "頂戴") or (word.pos == "aux" and word.lemma == "たい"):
                 return True  # 〜をください, 〜ちょうだい; a wish (〜したい) voiced to the watchman or passed on
@@ -112,6 +112,26 @@ def _greeting(words: tuple[Word, ...]) -> bool:
     named = [i for i, w in enumerate(words) if w.pos == "noun" and w.is_content]
     return any(w.lemma == "宜しく" for w in words) and verbs <= {"願う", "頼む"} \
         and all(i + 1 < len(words) and words[i + 1].lemma == "も" for i in named)
+
+
+def _helper_asks(words: tuple[Word, ...], at: int) -> bool:
+    """A helper of giving after a て-form asks for the deed (「開けてもらえますか」「開けてほしい」「開けて
+    くれ」「開けていただけると助かります」) unless it only tells who does it for whom: a statement
+    (「11時までやってくれます。」「運んでもらいました」), the past asked back included (「開けてくれた？」).
+    Read from what follows the helper to the sentence's end: a question, a wish or a condition asks."""
+    helper = words[at]
+    if helper.lemma == "欲しい" or helper.form.startswith(("命令形", "仮定形")):
+        return True
+    rest = words[at + 1 :]  # the helper's own ending: up to the next verb (「…かって言ってました」) or the sentence's end
+    end = next((n for n, w in enumerate(rest) if w.surface in SENTENCE_ENDS or w.pos == "verb"), len(rest))
+    rest = rest[: end + 1]
+    if any(w.pos == "aux" and w.lemma == "た" and not w.form.startswith("仮定形") for w in rest):
+        return False
+    return any(w.lemma in ("か", "たい", "ば", "たら", "と", "なら") or w.surface in ("?", "？")
+               or w.form.startswith("仮定形") for w in rest)
+
+
+SENTENCE_ENDS = frozenset({"。", "！", "!", "？", "?"})
 
 
 def _ends_in_te(words: tuple[Word, ...]) -> bool:

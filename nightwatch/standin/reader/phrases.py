@@ -11,7 +11,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "ja": {
         "acknowledge": "承知いたしました。",
         "comply": "かしこまりました。「{ask}」とのこと、承ります。",
-        "follow": "「{ask}」とのこと、ただいま続けております。",
+        "follow": "「{matter}」の件、引き続き対応しております。",
         "all_quiet": "{clock}、異常なし。",
         "duty": "（務め：{clause}）",
         "refuse": "申し訳ございませんが、お応えできません。",
@@ -52,7 +52,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "en": {
         "acknowledge": "Understood.",
         "comply": "Certainly. \"{ask}\": I will see to it.",
-        "follow": "Still seeing to it: \"{ask}\".",
+        "follow": "Still seeing to it: \"{matter}\".",
         "all_quiet": "{clock}: all quiet.",
         "duty": " (duty: {clause})",
         "refuse": "I am sorry, I cannot do that.",

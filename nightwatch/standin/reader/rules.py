@@ -239,7 +239,7 @@ def hourly(request: Request) -> Reply | None:
     if dwelt is not None:
         said, drawn_on = dwelt
         sources = tuple(source(request.messages, index, quote) for index, quote in drawn_on)
-        return Reply(phrase(request.lang, "follow", ask=said), (*sources, request.asked()), "follow")
+        return Reply(phrase(request.lang, "follow", matter=said), (*sources, request.asked()), "follow")
     return Reply(phrase(request.lang, "acknowledge"), (request.asked(),))
 
 
