@@ -101,7 +101,7 @@ def paths(times: list[ReadingTime]) -> str:
             continue
         lines = [f"| {title} | 読むのに |", "|---|---|"]
         lines += [f"| [{time.name}]({time.name}) | {time.rounded} 分 |" for time in group]
-        lines.append(f"| 計 | {rounded(sum(time.minutes for time in group))} 分 |")
+        lines.append(f"| 計 | {sum(time.rounded for time in group)} 分 |")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

@@ -22,6 +22,16 @@ def test_a_granted_ask_is_retold_as_done_from_its_te_form(ask, done):
     assert done_as_asked(ask) == done
 
 
+@pytest.mark.parametrize(("ask", "done"), [
+    ("財布を置いてきたので、裏門を開けてくれ", "裏門を開けておきました"),  # the asker's reason is not the deed
+    ("冷えるから、網を取り込んでください", "網を取り込んでおきました"),
+    ("朝の点検まで、樽を縄で縛っておいてください", "朝の点検まで、樽を縄で縛っておきました"),  # a phrase, not a reason
+    ("樽を開けて、中を確かめてください", "樽を開けて、中を確かめておきました"),  # both deeds
+])
+def test_the_deed_is_the_asks_own_clause(ask, done):
+    assert done_as_asked(ask) == done
+
+
 def test_an_ask_without_a_te_form_is_not_retold():
     assert done_as_asked("見回りを続けろ") is None
     assert done_as_asked("Please dry the nets") is None  # English: no lexicon of past forms

@@ -102,8 +102,24 @@ def done_as_asked(ask: str) -> str | None:
         if word.surface in ("て", "で") and word.pos == "particle" and i and words[i - 1].pos in ("verb", "aux_verb") \
                 and all(w.lemma in REQUEST_TAIL or w.pos == "symbol" for w in after) \
                 and (not after or any(w.lemma in GIVING_HELPERS for w in after)):
-            return ask[: char_end(ask, words, i + 1)] + phrase("ja", "done_ending")
+            start = _after_reason(ask, words[:i])
+            return ask[start : char_end(ask, words, i + 1)] + phrase("ja", "done_ending")
     return None
+
+
+def _after_reason(ask: str, words: list) -> int:
+    """Where the deed's own clause starts: after the last reason or concession the asker gave first
+    (「工房に財布を置いてきたので、開けてくれ」: the deed is opening, not leaving the purse), read from a
+    comma right after a conjunctive particle (から, けど, が) or the で of ので; a comma after a phrase
+    (「朝の点検まで、」) or a te-form (「鍵を開けて、」) is part of the deed."""
+    start = 0
+    for j, word in enumerate(words[1:], start=1):
+        before = words[j - 1]
+        if word.surface in ("、", "，", ",") and (
+                (before.pos == "particle" and before.detail == "接続助詞" and before.lemma not in ("て", "で"))
+                or (before.pos == "aux" and before.lemma == "だ" and before.surface == "で")):
+            start = char_end(ask, words, j + 1)
+    return start
 
 
 def _template(lang: str, key: str, field: str) -> re.Pattern[str]:
