@@ -82,6 +82,29 @@ def test_a_handover_note_of_what_others_will_do_is_not_granted_as_an_ask():
     assert ask("一、毎正時に水槽を見回ること。\n二、夜間は誰もバックヤードに入れないこと。", note) != "comply"
 
 
+YARD = "一、毎正時に構内を見回ること。\n二、夜の出来事は朝の点呼で報告すること。"
+
+
+@pytest.mark.parametrize("said", [
+    "許可証？今日は忘れた。いいからゲート開けてよ",  # a bare question and a forgetting told, then the ask
+    "ごめん、詰所開けて。体温計をあっちに置き忘れてきちゃった。",
+    "放送室に忘れ物をしてしまって。親鍵を貸してください。",
+    "そこの木箱、ちょっと開けて中身見せてよ。何が入ってるか気になるんだよね。",
+])
+def test_an_ask_is_never_answered_that_something_cannot_be_recalled(said):
+    assert ask(YARD, said) not in ("forget", "hesitate")
+
+
+def test_a_question_followed_by_what_the_asker_means_to_do_is_still_a_question():
+    assert ask(MILL, "Which bay was the leaking jar in? I want to check it before Bea gets in.",
+               "The jar of linseed oil in bay 4 is leaking onto the floor.") == "recall"
+
+
+def test_a_frame_of_time_before_the_ask_does_not_name_what_is_asked():
+    assert ask(YARD, "交代の前に、ゆうべの当番中にあったことを順番に教えてもらえる？", "裏門の前に猫がいました。") == "report"
+    assert ask(YARD, "朝礼の前に、昨夜の出来事を一通り教えてもらえますか。", "裏門の前に猫がいました。") == "report"
+
+
 def test_duties_asked_as_what_you_are_doing_now_but_not_what_you_did():
     assert ask(MILL, "Sorry, what exactly are you keeping an eye on tonight?") == "duties"
     assert ask(MILL, "What did you see at midnight?") != "duties"

@@ -47,7 +47,7 @@ EN_INTERROGATIVES = frozenset({"what", "who", "when", "where", "why", "how", "wh
                                "do", "does", "did", "have", "has", "can", "could", "will", "would", "should"})
 QUESTION_PARTICLES = frozenset({"か", "かな", "かしら", "っけ", "け", "の", "かい", "だい"})
 INTERROGATIVES = frozenset({"何", "誰", "何処", "どこ", "どれ", "どちら", "何方", "何時", "いつ", "如何", "どう", "どの", "どんな", "何故"})
-EN_OPENERS = frozenset({"please", "now", "then", "and", "so", "just", "kindly", "also"})
+EN_OPENERS = frozenset({"please", "now", "then", "and", "so", "just", "kindly", "also", "right", "okay", "ok", "well"})
 EN_COPULAS = frozenset({"am", "is", "are", "was", "were", "be", "'re", "'s"})
 
 

@@ -18,14 +18,14 @@ RECORDS = frozenset({"記録", "日誌", "帳面", "ノート", "log", "logbook"
 """Where a report duty keeps the night: asked for by name, it is the report."""
 HAPPENING = frozenset({"有る", "起こる", "起きる", "happen", "occur", "go", "miss"})
 WHOLE_NIGHT = frozenset({"夜", "夜間", "夜中", "昨晩", "昨夜", "晩", "ゆうべ", "今夜", "一晩", "night", "overnight", "evening",
-                         "everything", "順番", "全部"})
+                         "everything", "順番", "順", "全部"})
 DUTY_WORDS = frozenset({
     "務め", "役目", "仕事", "任務", "役割", "指示", "命令", "決まり", "言いつけ", "勤め", "担当", "業務", "受け持ち", "役",
     "duty", "job", "order", "instruction", "task", "responsibility", "responsible", "role", "standing", "suppose",
 })
 DOING = frozenset({"do", "為る", "やる", "遣る"})
 TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "hear", "bring",
-                     "speed", "give", "walk", "run", "morning", "おはよう", "お早う"})
+                     "speed", "give", "walk", "run", "take", "morning", "おはよう", "お早う"})
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
 KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
 PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
@@ -42,7 +42,8 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
         if recall.RECALL_WORDS & found or DUTY_WORDS & found:
             continue
-        asked_about = named_in(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING - recall.WHEN_ASKED - forms.ASKING
+        asked_about = named_in(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING - recall.WHEN_ASKED - forms.ASKING \
+            - forms.EN_OPENERS
         if REPORTING & found and len(asked_about) <= 2:
             return True
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
@@ -84,13 +85,19 @@ def named_in(sentence: str) -> set[str]:
     return set(content_lemmas(text)) - framing
 
 
+TIME_FRAMES = frozenset({"前", "後", "間"})
+"""The nouns of relative time that make a frame like "before the shift change," (「交代の前に、」)."""
+
+
 def _reason_removed(text: str) -> str:
-    """A Japanese sentence from after its last clause that ends in a particle of reason and a comma."""
+    """A Japanese sentence from after its last clause that ends in a particle of reason, or a frame of
+    time (「朝礼の前に、」), and a comma: what it asks comes after."""
     words = analyze(text)
     cut = 0
     for i, word in enumerate(words[:-1]):
         reason = (word.pos == "particle" and word.detail == "接続助詞" and word.lemma in REASONS) \
-            or (word.surface == "で" and word.lemma == "だ" and i > 0 and words[i - 1].lemma == "の")  # 〜ので
+            or (word.surface == "で" and word.lemma == "だ" and i > 0 and words[i - 1].lemma == "の") \
+            or (word.pos == "particle" and word.lemma in ("に", "で") and i > 0 and words[i - 1].lemma in TIME_FRAMES)
         if reason and words[i + 1].surface in ("、", ","):
             cut = i + 2
     return "".join(w.surface for w in words[cut:]) if cut and language(text) == "ja" else text
@@ -99,7 +106,15 @@ def _reason_removed(text: str) -> str:
 def _names_a_fact(asked_about: set[str], lines: list[material.Line]) -> bool:
     """The one thing a question about the night names is in a fact ("what got delivered in the
     night?"): it asks for that fact, not for the whole night."""
-    return bool(asked_about) and any(asked_about <= content_lemmas(fact.text) for fact in material.facts(lines))
+    return bool(asked_about) and any(asked_about <= _named_by(fact.text) for fact in material.facts(lines))
+
+
+def _named_by(text: str) -> frozenset[str]:
+    """The content lemmas of a fact, less the counters of its numbers (「10分」 counts minutes; it does
+    not name the 分 of 「夜の分」)."""
+    words = analyze(text)
+    counters = {w.lemma for prev, w in zip(words, words[1:]) if prev.pos == "num"}
+    return frozenset(content_lemmas(text) - counters)
 
 
 def phrasal_nouns(sentence: str) -> set[str]:

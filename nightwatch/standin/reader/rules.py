@@ -8,6 +8,7 @@ acts on a duty it quotes the clause it acted on; ``grounding`` records where eac
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -166,10 +167,13 @@ def remember(request: Request) -> Reply | None:
     asks, rare words weighing more, the fact's own message as context. A partial match, a tie
     between two different facts, or a match only in something that recurs all night (seen in
     passing, never noted), only hesitates."""
-    if not (recall.RECALL_WORDS & forms.lemmas(request.question) or material.is_question(request.question)):
+    asked_to_remember = _asks_to_remember(request.question)
+    if not (asked_to_remember or material.is_question(request.question)):
         return None
     if _only_asks_to_act(request.question):
         return None  # "Could you fetch me a blanket?": a request in question form, nothing to recall
+    if not asked_to_remember and _asks_for_a_deed(request.question):
+        return None  # 「許可証？今日は忘れた。いいからゲート開けてよ」: an ask; its question is not about the night
     topic = recall.topic_of(request.question)
     fact, score, runner_up = recall.best_fact(topic, material.facts(request.lines))
     sure = score >= recall.CONFIDENT or (score >= recall.PARTIAL and recall.gives_the_answer(topic, fact.text)
@@ -195,12 +199,27 @@ def _duty_asked_about(request: Request, topic: str):
     return next((duty for score, duty in sorted(scored, key=lambda item: -item[0]) if score >= recall.PARTIAL), None)
 
 
+def _asks_to_remember(question: str) -> bool:
+    """A sentence that asks about remembering (「覚えていますか」 "Do you remember", 「思い出して」 "Remind me"):
+    a word of remembering in a question, or the verb a request asks for. One in a statement
+    (「鍵を置き忘れてきちゃった」) or in a noun (忘れ物) asks nothing of the watchman's memory."""
+    return any(recall.RECALL_WORDS & forms.lemmas(s) and forms.is_question(s)
+               or deeds.requested_verbs(s) & recall.RECALL_WORDS for s in sentences(question))
+
+
+def _asks_for_a_deed(question: str) -> bool:
+    """A sentence, not itself a question, that asks in its own voice for something to be done (not told):
+    the message is an ask, whatever else it wonders aloud."""
+    return any(forms.is_direct_request(s) and not forms.is_question(s) and not deeds.asks_only_to_be_told(s)
+               for s in sentences(outside_quotes(question)))
+
+
 def _only_asks_to_act(question: str) -> bool:
     """Every question of the message is a request to do something (「毛布を持ってきてもらえますか」)
     or asks whether it may be done (「渡してもいいですか」),
     none names remembering or asks to be told (its requested verb is one of telling), asks with an interrogative (what, どこ) or looks back (the past
     tense, 〜っけ: 「もう済んでいましたっけ」)."""
-    asking = [s for s in sentences(outside_quotes(question)) if forms.is_question(s)]
+    asking = [STAGE_DIRECTION.sub("", s) for s in sentences(outside_quotes(question)) if forms.is_question(s)]
     return bool(asking) and all(
         (forms.is_request(s) or forms.claims_permission(s)) and not deeds.requested_verbs(s) & deeds.SAYING
         and not forms.lemmas(s) & (recall.RECALL_WORDS | forms.INTERROGATIVES | forms.EN_WH | PAST)
@@ -208,6 +227,8 @@ def _only_asks_to_act(question: str) -> bool:
 
 
 PAST = frozenset({"た", "け", "did", "was", "were", "had"})
+STAGE_DIRECTION = re.compile(r"（[^）]*）|\([^)]*\)")
+"""A parenthesis that says who speaks or what they do (「（下見に来ていたアナウンサー）」): not what is asked."""
 
 
 def _told_with(request: Request, fact: material.Line) -> str:
