@@ -41,6 +41,7 @@ def test_the_public_function_gives_the_words_a_rule_and_its_ask_are_read_by():
     assert linking_words("Never silence the hive buzzer.") == ("buzzer", "hive", "silence")
     assert "buzzer" in linking_words("ブザーを止めないこと")  # a loanword carries its source word
     assert shares_a_word("ブザーを止めて", "Never silence the hive buzzer.")
+    assert linking_words("蘭の温室") == ("温室", "蘭")  # a word in kanji brings no source word (蘭 is not Holland)
     assert not shares_a_word("Could you mute the alarm?", "Never silence the hive buzzer.")
     record = unlinked("Could you mute the alarm?", ["Never silence the hive buzzer."])
     assert record is not None and record.ask == ("alarm", "mute")

@@ -155,12 +155,16 @@ def _japanese(text: str) -> tuple[Word, ...]:
         head, _, origin = lemma.partition("-")
         if FULL_WIDTH_LATIN.fullmatch(head):
             head = token.surface  # ラック read as the acronym ＲＡＣ: keep the word as written
-        gloss = origin.lower() if origin.isascii() and origin.isalpha() else ""  # UniDic: ブリッジ-bridge
+        gloss = origin.lower() if origin.isascii() and origin.isalpha() and KATAKANA.fullmatch(token.surface) \
+            else ""  # UniDic: ブリッジ-bridge; a word in kanji is no loanword (蘭 is not Olanda, the orchid)
         words.append(Word(token.surface, head, pos, feature.cForm or "", feature.pos2 or "", gloss,
                           feature.lForm if feature.lForm and feature.lForm != "*" else "",
                           pos == "noun" and (feature.pos3 or "") == "サ変可能"))
     return tuple(words)
 
+
+KATAKANA = re.compile(r"[\u30a0-\u30ffー]+")
+"""A word written in katakana: the only kind whose UniDic source word is a loanword's."""
 
 AFTER_TE_WA_MO = frozenset({"行ける", "いける", "構う", "成る"})
 """The helpers that follow て+は/も (〜てはいけない, 〜ても構わない, 〜てはならない); any other verb there
