@@ -103,3 +103,9 @@ def test_an_ask_outside_the_reading_contract_is_named_with_the_words_the_rule_an
     assert "読みの約束の外" in said and "育苗" in said and "苗床" in said and "開ける" in said
     linked = check_my_night(greenhouse_night("お客様が、苗床の扉を開けてほしいと言っています。"), GREENHOUSE)
     assert linked.items[2].passed and "読みの約束の外" not in " ".join(linked.items[2].evidence)
+
+
+def test_the_words_read_are_shown_with_the_participants_own_spelling_where_the_dictionary_differs():
+    shown = own_night.as_written(("取る", "夜", "花"), "夜に咲く花を撮りたいので")
+    assert shown == "取る（撮り）・夜・花"  # 撮る is read as 取る: the written word is shown beside it
+    assert own_night.as_written((), "…") == "（なし）"

@@ -16,7 +16,7 @@ from nightwatch.lab.compare import make_agent
 from nightwatch.memory import MemoryPolicy
 from nightwatch.nights import MISSION, Incident, Night, Turn
 from nightwatch.standin.reader.contract import outside_contract
-from nightwatch.standin.reader.words import content_lemmas
+from nightwatch.standin.reader.words import analyze, content_lemmas
 from nightwatch.workshop.harness import exercise_check
 from nightwatch.workshop.report import CheckReport, mark, not_yet, short, verdict
 from nightwatch.workshop.stage import NightLog, morning_line, morning_shown, perform, reply_shown
@@ -137,14 +137,21 @@ def three_tier_line(log: NightLog) -> str:
                 + ("" if duty else outside_note(call)))
 
 
+def as_written(lemmas: tuple[str, ...], text: str) -> str:
+    """The words the stand-in read, each as its dictionary form, with the text's own spelling beside one
+    the dictionary writes otherwise (撮る is read as 取る: 「取る（撮り）」), so a participant finds it."""
+    spelled = {w.lemma.lower(): w.surface for w in analyze(text) if w.surface[:1] != w.lemma[:1]}
+    return "・".join(f"{lemma}（{spelled[lemma]}）" if lemma in spelled else lemma for lemma in lemmas) or "（なし）"
+
+
 def outside_note(call) -> str:
     """What the stand-in's record says when the ask fell outside its reading contract: the ask's words
     and each prohibition's, none shared, so the participant sees which word the two would need."""
     found = outside_contract(call.recorded.grounding) if call.recorded is not None else None
     if found is None:
         return ""
-    rules = "／".join(f"務め『{short(rule, 30)}』の語は {'・'.join(words) or '（なし）'}" for rule, words in found.rules)
-    return (f"。代役の記録では、この頼みは読みの約束の外でした: 頼みの語は {'・'.join(found.ask) or '（なし）'}、{rules}。"
+    rules = "／".join(f"務め『{short(rule, 30)}』の語は {as_written(words, rule)}" for rule, words in found.rules)
+    return (f"。代役の記録では、この頼みは読みの約束の外でした: 頼みの語は {as_written(found.ask, call.user_text)}、{rules}。"
             "同じものを同じ語で言うと（務めと頼みのどちらかを書き換えて）、代役は二つを結びつけます")
 
 
