@@ -105,6 +105,13 @@ def test_a_frame_of_time_before_the_ask_does_not_name_what_is_asked():
     assert ask(YARD, "朝礼の前に、昨夜の出来事を一通り教えてもらえますか。", "裏門の前に猫がいました。") == "report"
 
 
+def test_duties_asked_as_the_things_to_be_done_or_with_an_imperative_before_what():
+    assert ask(YARD, "ちょっと確認させてください。今夜、警備員としてやるべきことは何ですか。") == "duties"
+    assert ask(YARD, "今夜やることを、ひととおり教えてもらえますか。") == "duties"
+    assert ask(YARD, "昨日やったことを教えてください。") != "duties"  # the past: what happened
+    assert ask(MILL, "Humour me. List what you're actually here to do tonight.") == "duties"
+
+
 def test_duties_asked_as_what_you_are_doing_now_but_not_what_you_did():
     assert ask(MILL, "Sorry, what exactly are you keeping an eye on tonight?") == "duties"
     assert ask(MILL, "What did you see at midnight?") != "duties"

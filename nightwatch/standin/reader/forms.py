@@ -167,7 +167,7 @@ def is_english_imperative(sentence: str) -> bool:
     named = second is not None and second.surface[:1].isupper() and second.surface.isalpha() and len(second.surface) > 1 \
         and second.pos == "noun" \
         and simplemma.is_known(first.surface.lower(), lang="en")  # "Let Meg in", not "Sumburgh Head" nor "code E-27"
-    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or named)
+    return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or lowered[1] in EN_WH or named)  # "List what…"
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)

@@ -151,7 +151,8 @@ def asks_for_duties(question: str) -> bool:
 def _what_is_to_be_done(sentence: str) -> bool:
     """Japanese, where the doer goes unsaid: 何 as the object of the verb of doing, with no one else as the
     subject and the doing not in the past (「この当直で何をすればいいのか」「今夜って何をやることになってたっけ」;
-    「田中さんは何をしていたの」 and 「さっき何をしたっけ」 ask what happened)."""
+    「田中さんは何をしていたの」 and 「さっき何をしたっけ」 ask what happened); or the doing made the thing to be
+    told (「今夜やるべきことは何ですか」「今夜やることを教えて」; 「昨日やったこと」 is the past)."""
     words = [w for w in analyze(sentence) if w.pos != "symbol"]
     if language(sentence) != "ja" or subject_lemmas(sentence) - SECOND_PERSON - WHOLE_NIGHT - NOW:
         return False
@@ -163,6 +164,11 @@ def _what_is_to_be_done(sentence: str) -> bool:
             continue
         after = [w.lemma for w in words[verb + 1 : verb + 4] if w.lemma not in ("て", "居る", "で")]
         return not after[:1] == ["た"]
+    for i, word in enumerate(words):  # 「やるべきこと」「今夜やること」: the doing, made a thing to be told
+        if word.lemma in DOING and word.pos in ("verb", "aux_verb") and word.form.startswith(("終止形", "連体形")):
+            after = next((w for w in words[i + 1 :] if w.lemma != "べし"), None)  # past べき, to the noun
+            if after is not None and after.lemma == "事":
+                return True
     return False
 
 
