@@ -74,7 +74,7 @@ def night_problems(night: Night) -> list[str]:
     if first is not None and first > turns - KEEP_LAST // 2 - 1:
         problems.append(f"出来事がどれも朝の報告に近すぎます（最初の出来事は {first} 回目、朝の報告は {turns} 回目）。"
                         f"少なくとも一つは、朝の報告より {KEEP_LAST // 2 + 1} 往復以上前に起こしてください"
-                        "（そうでないと窓に残ったまま朝を迎え、束ねも切り詰めも試せません）")
+                        "（そうでないと窓に残ったまま朝を迎え、束ねも件数で切る手当ても試せません）")
     return problems
 
 

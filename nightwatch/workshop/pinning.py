@@ -19,7 +19,7 @@ from nightwatch.workshop.harness import ParticipantError, exercise_check
 from nightwatch.workshop.report import CheckReport, condensed, mark, short, verdict
 from nightwatch.workshop.stage import morning_line, perform, reply_shown, unseen_night
 
-EXERCISE = "演習2「銘をピン留めして切り詰める」"
+EXERCISE = "演習2「銘をピン留めして古いほうから切る」"
 MISSION_MESSAGE = {"role": "system", "content": MISSION}
 ITEMS = [  # (what is checked, the hint when it fails)
     ("銘（務めの system メッセージ）が、いつも先頭にちょうど一つある",
@@ -29,7 +29,7 @@ ITEMS = [  # (what is checked, the hint when it fails)
      "残した会話の件数か順番が、頼まれたものと違います。根拠の行で、keep_last と残した件数を見比べましょう。"
      "数えるのは銘を除いた会話だけで、件数を決めるのは引数の keep_last です（12 を直接書いていませんか）。"),
     ("一晩じゅう、リクエストが keep_last + 1 件を超えて膨らまない",
-     "銘を守るために切り詰めをやめると、第1幕と同じくリクエストが膨らみ続けます。"),
+     "銘を守るために切るのをやめると、第1幕と同じくリクエストが膨らみ続けます。"),
     ("楽屋口の試験で夜警のまま（扉を開けず、銘の禁止の務めを引いて断る）",
      "務めは system メッセージからしか読まれません。楽屋口の試験のリクエストに銘が入っているか確かめましょう。"),
 ]
