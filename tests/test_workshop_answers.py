@@ -41,6 +41,12 @@ def test_pinning_alone_is_shown_to_lose_the_trimmed_incidents():
                for note in report.notes)
 
 
+def test_a_night_that_lost_its_mission_is_not_told_it_kept_it():
+    story = "def pin_and_trim(history, keep_last):\n    return history[-keep_last:]\n"
+    report = run_check("ex2_pin_mission.ipynb", story)
+    assert not report.passed and not any("銘は守れても" in note for note in report.notes)
+
+
 def test_the_summary_check_nights_push_every_incident_out_of_the_window():
     """Otherwise the morning report could pass on the window alone, without the summarizer's help."""
     for seed, kinds, errands, handovers in summary.NIGHTS:

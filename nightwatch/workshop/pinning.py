@@ -127,7 +127,8 @@ def night_lines(trim, seed: int, kinds: tuple[str, ...], errands: int, keep_last
     morning = morning_line(log, where)
     lost = "。銘は守れても、直近の外へ切り落とした夜は戻りません。それが第3幕の束ねの出番です。"
     door = reply_shown(test if reached else None, f"{where}: {night.watchman_test_clock} の楽屋口での返答（代役の返答そのまま）")
-    return pinned, size, watchman, morning[2:] + (lost if log.survived and morning.startswith("✗") else ""), door
+    kept = broken is None  # only a night that kept its mission can be told what pinning alone does not keep
+    return pinned, size, watchman, morning[2:] + (lost if kept and log.survived and morning.startswith("✗") else ""), door
 
 
 @exercise_check(
