@@ -29,7 +29,7 @@ from nightwatch.workshop.harness import Budget, ParticipantError, exercise_check
 from nightwatch.workshop.report import CheckReport, Judged, describe_error, mark, verdict
 from nightwatch.workshop.stage import unseen_night
 
-EXERCISE = "演習4「窓の幅と閾値を予算から決める」"
+EXERCISE = "演習4「窓幅と閾値を予算から決める」"
 EXAMPLE = (1536, 256)
 UNSEEN = [(1280, 128), (2048, 512), (4096, 1024)]
 # What every night this check plays keeps to (tests/test_workshop.py verifies it), in tokens as the
