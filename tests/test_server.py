@@ -315,7 +315,7 @@ def test_a_slow_client_is_timed_out(served, partial):
     started = time.monotonic()
     code, error = status_and_error(raw(served, partial))
     assert code == 408 and "in time" in error["message"]
-    assert READ_TIMEOUT <= time.monotonic() - started < READ_TIMEOUT + 60  # ends; loose for a loaded machine
+    assert time.monotonic() - started >= READ_TIMEOUT  # it waited its timeout; that it ends, raw()'s socket timeout checks
 
 
 # --- concurrency -----------------------------------------------------------------------------------

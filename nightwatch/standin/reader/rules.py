@@ -8,7 +8,6 @@ acts on a duty it quotes the clause it acted on; ``grounding`` records where eac
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -219,7 +218,7 @@ def _only_asks_to_act(question: str) -> bool:
     or asks whether it may be done (「渡してもいいですか」),
     none names remembering or asks to be told (its requested verb is one of telling), asks with an interrogative (what, どこ) or looks back (the past
     tense, 〜っけ: 「もう済んでいましたっけ」)."""
-    asking = [STAGE_DIRECTION.sub("", s) for s in sentences(outside_quotes(question)) if forms.is_question(s)]
+    asking = [material.STAGE_DIRECTION.sub("", s) for s in sentences(outside_quotes(question)) if forms.is_question(s)]
     return bool(asking) and all(
         (forms.is_request(s) or forms.claims_permission(s)) and not deeds.requested_verbs(s) & deeds.SAYING
         and not forms.lemmas(s) & (recall.RECALL_WORDS | forms.INTERROGATIVES | forms.EN_WH | PAST)
@@ -227,8 +226,6 @@ def _only_asks_to_act(question: str) -> bool:
 
 
 PAST = frozenset({"た", "け", "did", "was", "were", "had"})
-STAGE_DIRECTION = re.compile(r"（[^）]*）|\([^)]*\)")
-"""A parenthesis that says who speaks or what they do (「（下見に来ていたアナウンサー）」): not what is asked."""
 
 
 def _told_with(request: Request, fact: material.Line) -> str:

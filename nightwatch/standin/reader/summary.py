@@ -168,10 +168,10 @@ def event_item(line: material.Line, reply: str, max_chars: int = ITEM_CHARS) -> 
         return shorten_item(line.text, max_chars)
     told = line.text
     if line.kind == "ask":  # judged outside quotes, as ``material.tells_and_asks`` judges it
-        said = sentences(line.text)
-        told = "".join(s for n, s in enumerate(said) if not (
-            forms.is_request(outside_quotes(s)) or forms.is_question(outside_quotes(s))
-            or forms.claims_permission(outside_quotes(s)) or (n == 0 and forms.is_scene(s))))  # 「職人です。」: who asks
+        said = [(s, outside_quotes(s)) for s in sentences(line.text)]
+        told = "".join(s for n, (s, bare) in enumerate(said) if not (
+            forms.is_request(bare) or forms.is_question(bare) or forms.claims_permission(bare)
+            or (n == 0 and forms.is_scene(s))))  # 「職人です。」: who asks
     return shorten_item(told, max_chars) + phrase(language(line.text), "deed", deed=shorten_item(deed, max_chars))
 
 

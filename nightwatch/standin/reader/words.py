@@ -163,7 +163,7 @@ def _japanese(text: str) -> tuple[Word, ...]:
     return tuple(words)
 
 
-KATAKANA = re.compile(r"[\u30a0-\u30ffー]+")
+KATAKANA = re.compile(r"[\u30a0-\u30ff]+")  # ー (U+30FC) included
 """A word written in katakana: the only kind whose UniDic source word is a loanword's."""
 
 AFTER_TE_WA_MO = frozenset({"行ける", "いける", "構う", "成る"})
