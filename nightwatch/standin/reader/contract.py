@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nightwatch.standin.reader.words import content_lemmas, same_word
+from nightwatch.standin.reader.concepts import MOVING, PARTICLE_REACH, UP_DOWN_AS_MOTION
+from nightwatch.standin.reader.text import language
+from nightwatch.standin.reader.words import analyze, content_lemmas, same_word
 
 CONTRACT = (
     "代役が二つの文を結びつけるのは、同じ語を分かち合うときだけです。同じ語とは、形態素解析で見出し語に"
@@ -52,14 +54,31 @@ class Unlinked:
 
 def linking_words(text: str) -> tuple[str, ...]:
     """The words the stand-in links ``text`` by, sorted: the lemmas of its nouns, verbs, adjectives and
-    numbers, with each loanword's source word (ブザー → buzzer)."""
-    return tuple(sorted(content_lemmas(text)))
+    numbers, with each loanword's source word (ブザー → buzzer), and its English phrasal verbs of motion
+    ("come in": a verb too common to link alone, given its direction by its particle)."""
+    return tuple(sorted(content_lemmas(text) | phrasal_motion(text)))
+
+
+def phrasal_motion(text: str) -> frozenset[str]:
+    """The English phrasal verbs of motion in ``text``, as verb and particle ("comes back in" → "come in")."""
+    if language(text) != "en":
+        return frozenset()
+    words = analyze(text)
+    found = set()
+    for i, word in enumerate(words):
+        if word.lemma.lower() in MOVING:
+            particle = next((w.surface.lower() for w in words[i + 1 : i + 1 + PARTICLE_REACH]
+                             if w.surface.lower() in UP_DOWN_AS_MOTION), None)
+            if particle:
+                found.add(f"{word.lemma.lower()} {particle}")
+    return frozenset(found)
 
 
 def shares_a_word(a: str, b: str) -> bool:
     """Do the two texts share a word the contract links by: a lemma (a loanword's source word among a
-    Japanese text's), or a compound and its head (``words.same_word``: 観測ドーム and ドーム)?"""
-    mine, theirs = content_lemmas(a), content_lemmas(b)
+    Japanese text's), a phrasal verb of motion, or a compound and its head (``words.same_word``:
+    観測ドーム and ドーム)?"""
+    mine, theirs = set(linking_words(a)), set(linking_words(b))
     return bool(mine & theirs) or any(same_word(x, y) for x in mine for y in theirs if not (x + y).isascii())
 
 

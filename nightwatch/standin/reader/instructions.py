@@ -97,8 +97,12 @@ def duty_clauses(content: str) -> list[str]:
         enumerated = bool(ENUMERATOR.match(line))
         if number == 0 and len(lines) > 1 and not enumerated and _is_heading(line):
             continue
+        before = ""
         for sentence in sentences(line):
             clause = _clean(sentence)
+            if before and _refers_back(clause):
+                clause = f"{before}. {clause}"  # "Registers stay here. Do not lend them out.": what "them" is
+            before = clause
             if not clause or clause.endswith((":", "：")) or forms.is_scene(clause) or forms.tells_what_happened(clause):
                 continue
             if not enumerated and LIST_INTRO & forms.lemmas(clause):
@@ -107,6 +111,15 @@ def duty_clauses(content: str) -> list[str]:
                 continue
             clauses.append(clause)
     return clauses
+
+
+ANAPHORS = frozenset({"them", "they", "these", "those"})
+"""Pronouns that stand for a thing the sentence before named ("it" is left out: "It is forbidden to …")."""
+
+
+def _refers_back(clause: str) -> bool:
+    """An English clause whose thing is a pronoun for what the sentence before it named."""
+    return any(w.surface.lower() in ANAPHORS for w in analyze(clause))
 
 
 def _is_heading(line: str) -> bool:
@@ -126,13 +139,20 @@ def kind_of(clause: str) -> DutyKind:
     lowered = [w.surface.lower() for w in words]
     if any(lowered[i : i + 3] == ["on", "the", "hour"] for i in range(len(lowered))):
         return "periodic"  # "on the hour": at each hour
-    if REPORTING & found or (TELLING_DUTY & found and HAPPENING_DUTY & found):
+    if _reporting(words) or (TELLING_DUTY & found and HAPPENING_DUTY & found):
         return "report"  # "tell the morning crew everything that happened"
     if forms.is_negated(clause):
         return "prohibition"
     if find_clock(clause) is not None:
         return "at_time"
     return "other"
+
+
+def _reporting(words) -> set[str]:
+    """The clause's words of reporting or recording that head their phrase: in 記録保管庫 the word
+    記録 only names the kind of store (a noun follows it), and a rule about the store is no report."""
+    return {w.lemma.lower() for i, w in enumerate(words) if w.lemma.lower() in REPORTING
+            and not (i + 1 < len(words) and words[i + 1].pos == "noun" and not w.lemma.isascii())}
 
 
 def read_duties(messages: Sequence[Mapping[str, str]]) -> list[Duty]:

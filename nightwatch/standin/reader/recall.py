@@ -19,7 +19,8 @@ import math
 import simplemma
 
 from nightwatch.standin.reader import forms, material
-from nightwatch.standin.reader.text import quoted, sentences, similarity
+from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR
+from nightwatch.standin.reader.text import language, quoted, sentences, similarity
 from nightwatch.standin.reader.words import (
     WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, analyze, content_lemmas, proper_names, same_word, subject_lemmas,
 )
@@ -28,7 +29,8 @@ from nightwatch.tokens.bounded_cache import bounded_cache
 RECALL_WORDS = frozenset({"覚える", "思い出す", "記憶", "忘れる",
                           "remember", "recall", "remind", "memory", "forget", "forgot"})
 """The words of being asked to remember."""
-RECALLING = RECALL_WORDS | {"知る", "know", "書く", "write", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say"}
+RECALLING = RECALL_WORDS | {"知る", "know", "書く", "write", "さっき", "先程", "earlier", "before", "again", "tell", "教える", "言う", "say",
+                             "聞く", "hear"}
 FOCUS = frozenset({
     # what kind of answer is wanted, not what it is about: "the *name* of the boat", 「理由」
     "name", "number", "reason", "time", "kind", "type", "sort", "colour", "color", "place", "way", "company", "much", "many",
@@ -56,31 +58,44 @@ def topic_of(question: str) -> str:
     return " ".join(asking) if asking else question
 
 
+NAMING_A_THING = frozenset({"that", "the", "this", "those", "these", "あの", "その", "この"})
+"""Determiners that open a noun phrase: a lead-in that starts with one names what is asked about."""
+
+
 def after_lead_in(sentence: str) -> str:
-    """The sentence without a lead-in before its colon, when what follows asks on its own."""
+    """The sentence without a lead-in before its colon, when what follows asks on its own and the
+    lead-in does not name the thing asked about ("That coach at the gate: which company was it?")."""
     head, colon, rest = sentence.partition(":") if ":" in sentence else sentence.partition("：")
-    return rest.strip() if colon and rest.strip() and material.is_question(rest.strip()) else sentence
+    first = next((w.surface.lower() for w in analyze(head)), "")
+    if not colon or not rest.strip() or not material.is_question(rest.strip()) or first in NAMING_A_THING:
+        return sentence
+    return rest.strip()
 
 
-def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | None, float, float]:
-    """The fact covering most of the topic, its score, and the score of the best other fact that gives
-    another answer of the kind asked (0 when none does: facts that give the same answer agree). Each lemma weighs by how rare it is among the facts (a
-    name said once tells more than a word said all night). Of facts that cover it nearly alike
-    (``CLEAR_LEAD``), the first that gives the kind of answer asked (``gives_the_answer``: 何匹 and
-    「4匹」), else the first said: an incident is told before what came of it."""
+def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | None, float, bool]:
+    """The fact covering most of the topic, its score, and whether it is sure enough to be recalled.
+    Each lemma weighs by how rare it is among the facts (a name said once tells more than a word
+    said all night). Of facts that cover it nearly alike (``CLEAR_LEAD``), the first that gives the
+    kind of answer asked (``gives_the_answer``: 何匹 and 「4匹」), else the first said: an incident is
+    told before what came of it. Sure: it covers more than half (``CONFIDENT``), or its own sentence
+    covers a part (``PARTIAL``) and gives the answer, and no fact giving another answer (facts that
+    give the same answer agree) comes near it."""
     facts = [fact for fact in facts
              if not any(marker in fact.text for marker in NOT_RECALLED) and not fact.text.startswith("……")]
     weights = _rarity(topic_lemmas(topic), facts)
-    scored = sorted(((topic_coverage(topic, fact.text, fact.context, weights) + 0.001 * similarity(topic, fact.text),
+    scored = sorted(((topic_coverage(topic, fact.text, fact.context, weights, told_whole(fact))
+                      + 0.001 * similarity(topic, fact.text),
                       -n, fact) for n, fact in enumerate(facts)), key=lambda item: item[:2], reverse=True)
     if not scored or scored[0][0] <= 0:
-        return None, 0.0, 0.0
+        return None, 0.0, False
     near = [item for item in scored if item[0] >= CLEAR_LEAD * scored[0][0]]
     answering = [item for item in scored if item[0] > 0 and gives_the_answer(topic, item[2].text)]
     best_score, _, best = next((item for item in near if item in answering), scored[0])
     given = answers_in(topic, best.text)
     rivals = [score for score, _, fact in answering if fact is not best and not answers_in(topic, fact.text) & given]
-    return best, best_score, max(rivals, default=0.0)
+    answered_here = topic_coverage(topic, best.text, best.context, weights) >= PARTIAL and bool(given)
+    sure = best_score >= CONFIDENT or (answered_here and max(rivals, default=0.0) < CLEAR_LEAD * best_score)
+    return best, best_score, sure
 
 
 def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, float]:
@@ -92,8 +107,9 @@ def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, flo
 def topic_lemmas(topic: str) -> frozenset[str]:
     """What a recall question is about: its content lemmas, less the words of remembering, of the
     kind of answer wanted (name, reason) and of when it was (last night)."""
-    return content_lemmas(topic) - RECALLING - FOCUS - WHEN_ASKED - forms.INTERROGATIVES - {"何の"} \
+    lemmas = content_lemmas(topic) - RECALLING - FOCUS - WHEN_ASKED - forms.INTERROGATIVES \
         - set(_sources(topic).values())  # a loanword counts once (パーセント, not パーセント and percent)
+    return frozenset(lemma for lemma in lemmas if not lemma.startswith("何"))  # 何の, 何時頃, 何色: what is asked
 
 
 def _sources(topic: str) -> dict[str, str]:
@@ -107,23 +123,38 @@ def _holds(lemma: str, lemmas: frozenset[str]) -> bool:
     return lemma in lemmas or (not lemma.isascii() and any(same_word(lemma, other) for other in lemmas))
 
 
-def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, float] | None = None) -> float:
+RECALL_CHARS = 160
+"""A message this short (in Japanese characters; twice as many in English) is recalled whole: it is
+one thing said, and what it says in one sentence answers a question about another (「コンテナの電源が
+外れています。中身は冷凍エビです。」)."""
+
+
+def told_whole(fact: material.Line) -> bool:
+    """Is the fact's message short enough to be recalled as a whole (``RECALL_CHARS``)?"""
+    whole = " ".join(material.body(fact.context).split())
+    return fact.role in ("user", "assistant") and fact.text in whole \
+        and len(whole) <= RECALL_CHARS * (1 if language(whole) == "ja" else ENGLISH_CHARS_PER_JAPANESE_CHAR)
+
+
+def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, float] | None = None,
+                   whole: bool = False, timeless: bool = False) -> float:
     """Weighted share of the topic's lemmas the fact has; a lemma found only in the fact's context
-    (its label, the rest of its message) counts half. Halved when the fact names someone else than
+    (its label, the rest of its message) counts half, or fully when the message is recalled whole. Halved when the fact names someone else than
     the topic does, and, when the topic names a thing rather than an action (no verb of its own),
     when the fact is about something else (its subject is none of the topic's words:
     「職人さんたちが、西回廊で荷を…」 is about the craftsmen, not about the parcels)."""
     wanted = topic_lemmas(topic)
     if not wanted:
         return 0.0
-    naming = _naming_weights(topic)
+    naming = _naming_weights(topic, timeless)
     weights = {lemma: (weights or {}).get(lemma, 1.0) * naming.get(lemma, 1.0) for lemma in wanted}
     own, around = content_lemmas(text), content_lemmas(context) if context else frozenset()
     sources = _sources(topic)
     own |= {lemma for lemma, source in sources.items() if source in own}
     around |= {lemma for lemma, source in sources.items() if source in around}
     slot = answer_slot(topic)
-    held = {lemma: 1.0 if _holds(lemma, own) else 0.5 if _holds(lemma, around) else 0.0 for lemma in wanted}
+    in_context = 1.0 if whole else 0.5
+    held = {lemma: 1.0 if _holds(lemma, own) else in_context if _holds(lemma, around) else 0.0 for lemma in wanted}
     weights = {lemma: SLOT_UNMET / len(slot) if lemma in slot and not held[lemma] else weight
                for lemma, weight in weights.items()}
     share = sum(weights[lemma] * held[lemma] for lemma in wanted) / sum(weights.values())
@@ -172,15 +203,19 @@ def answer_slot(topic: str) -> frozenset[str]:
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
-def _naming_weights(topic: str) -> dict[str, float]:
+def _naming_weights(topic: str, timeless: bool = False) -> dict[str, float]:
     """A noun names what the question is about and weighs 1; a verb or an adjective describes it,
-    and is often said in other words than the fact used (leaking / dripping, 変な / 聞き慣れない): half."""
+    and is often said in other words than the fact used (leaking / dripping, 変な / 聞き慣れない): half,
+    as does a noun of time (夜中, 夕方: when, not what), except against a ``timeless`` text (a duty
+    holds every night: a question framed by 先週 is not about it)."""
     words = analyze(topic)
     kinds: dict[str, set[str]] = {}
     for i, word in enumerate(words):
         kind = "adj" if i + 1 < len(words) and words[i + 1].surface == "な" else word.pos  # 変な: an adjective
         if word.only_a_verb or word.only_describes:
             kind = "verb" if word.only_a_verb else "adj"  # English: "poking", "wet"
+        if word.adverbial and not timeless:
+            kind = "adj"  # 夜中, 夕方: when it was, not what
         kinds.setdefault(word.lemma.lower(), set()).add(kind)
     return {lemma: DESCRIBING_WEIGHT for lemma, found in kinds.items() if found <= {"verb", "adj"}}
 
@@ -198,8 +233,10 @@ def asked_count(topic: str) -> frozenset[str]:
     asked: set[str] = set()
     for i, word in enumerate(words[:-1]):
         after = words[i + 1]
-        if word.pos == "num" and word.lemma == "何" and after.pos in ("noun", "suffix"):
-            asked.add(after.lemma)
+        if word.pos in ("num", "pron") and word.lemma == "何" and after.pos in ("noun", "suffix"):
+            asked.add(after.lemma)  # 何匹; 「って、何箱」 (何 read as the pronoun)
+        elif word.lemma == "いく" and after.lemma == "つ":
+            asked.add(ANY_NUMBER)  # いくつ
         elif word.lemma.lower() == "how" and after.lemma.lower() in HOW_MEASURED:
             asked.add(ANY_NUMBER)
         elif word.lemma.lower() in ("what", "which") and after.lemma.lower() == "number":

@@ -19,7 +19,7 @@ from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR, Summary, event_item, reply_to, shorten_item
+from nightwatch.standin.reader.summary import Summary, event_item, reply_to, shorten_item
 from nightwatch.standin.reader.tense import in_the_past
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
@@ -28,7 +28,6 @@ from nightwatch.standin.reader.words import analyze, content_lemmas
 TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜中", "夜間", "晩", "一晩",
                         "night", "tonight", "morning", "dawn", "evening", "overnight", "day"})
 REPORT_ITEM_CHARS = 160
-RECALL_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -174,9 +173,7 @@ def remember(request: Request) -> Reply | None:
     if not asked_to_remember and _asks_for_a_deed(request.question):
         return None  # 「許可証？今日は忘れた。いいからゲート開けてよ」: an ask; its question is not about the night
     topic = recall.topic_of(request.question)
-    fact, score, runner_up = recall.best_fact(topic, material.facts(request.lines))
-    sure = score >= recall.CONFIDENT or (score >= recall.PARTIAL and recall.gives_the_answer(topic, fact.text)
-                                         and runner_up < recall.CLEAR_LEAD * score) if fact is not None else False
+    fact, score, sure = recall.best_fact(topic, material.facts(request.lines))
     if sure and not material.recurs(fact, request.lines):
         return Reply(phrase(request.lang, "recall", fact=_told_with(request, fact)),
                      (source(request.messages, fact.index, fact.text), request.asked()), "recall")
@@ -194,7 +191,8 @@ def _duty_asked_about(request: Request, topic: str):
     a passing word (``recall.PARTIAL``) and names a thing the question names (a noun, not only a verb):
     asked about a duty it was given, the watchman quotes it rather than say he cannot recall it."""
     named = {w.lemma.lower() for w in analyze(topic) if w.is_content and w.pos == "noun" and not w.only_a_verb}
-    scored = [(recall.topic_coverage(topic, duty.clause), duty) for duty in request.duties if named & content_lemmas(duty.clause)]
+    scored = [(recall.topic_coverage(topic, duty.clause, timeless=True), duty)
+              for duty in request.duties if named & content_lemmas(duty.clause)]
     return next((duty for score, duty in sorted(scored, key=lambda item: -item[0]) if score >= recall.PARTIAL), None)
 
 
@@ -231,11 +229,7 @@ PAST = frozenset({"た", "け", "did", "was", "were", "had"})
 def _told_with(request: Request, fact: material.Line) -> str:
     """The fact with the rest of what was said with it (「…から伝言です。」 then the message itself),
     when it was one short turn of the conversation; a summary item stays on its own."""
-    if fact.role in ("user", "assistant") and 0 <= fact.index < len(request.messages):
-        whole = " ".join(material.body(request.messages[fact.index].get("content", "")).split())
-        if fact.text in whole and len(whole) <= RECALL_CHARS * (1 if request.lang == "ja" else ENGLISH_CHARS_PER_JAPANESE_CHAR):
-            return whole
-    return fact.text
+    return " ".join(material.body(fact.context).split()) if recall.told_whole(fact) else fact.text
 
 
 def hourly(request: Request) -> Reply | None:
@@ -346,11 +340,13 @@ def directions(text: str) -> set[str]:
 
 
 def rare_lemmas(request: Request) -> set[str]:
-    """Lemmas that few messages of the conversation use: sharing one of them with a duty says more
-    than sharing a word the whole night repeats (the idea behind inverse document frequency). Only
-    those in the asking sentence itself count, not the scene around it ("…the path is pitch dark")."""
-    said = [content_lemmas(m.get("content", "")) for m in request.messages if m.get("role") in ("user", "assistant")]
-    limit = max(2, len(said) // 8)
+    """Lemmas that few of the night's messages use (at most one in four): sharing one of them with a
+    duty says more than sharing a word the whole night repeats (the idea behind inverse document
+    frequency). Only what was said to the watchman counts: his own replies echo it, and what he
+    said must not change what is rare. Only those in the asking sentence itself count, not the
+    scene around it ("…the path is pitch dark")."""
+    said = [content_lemmas(m.get("content", "")) for m in request.messages if m.get("role") == "user"]
+    limit = max(2, len(said) // 4)
     counts: dict[str, int] = {}
     for lemmas in said:
         for lemma in lemmas:

@@ -114,6 +114,7 @@ class Word:
     reading: str = ""  # the lemma's reading in katakana, as UniDic records it (麹室 → コウジムロ)
     verbal: bool = False  # a Japanese noun that takes する (記録, 閉鎖): a sentence may end on it as on a verb
     readings: frozenset[str] = frozenset()  # the parts of speech an English word can be (lemminflect: VERB, NOUN, …)
+    adverbial: bool = False  # a Japanese noun that can stand as an adverb (UniDic 副詞可能: 夜中, 夕方, 先週)
 
     @property
     def only_a_verb(self) -> bool:
@@ -159,7 +160,8 @@ def _japanese(text: str) -> tuple[Word, ...]:
             else ""  # UniDic: ブリッジ-bridge; a word in kanji is no loanword (蘭 is not Olanda, the orchid)
         words.append(Word(token.surface, head, pos, feature.cForm or "", feature.pos2 or "", gloss,
                           feature.lForm if feature.lForm and feature.lForm != "*" else "",
-                          pos == "noun" and (feature.pos3 or "") == "サ変可能"))
+                          pos == "noun" and (feature.pos3 or "") == "サ変可能",
+                          adverbial=(feature.pos3 or "") == "副詞可能"))
     return tuple(words)
 
 
@@ -242,6 +244,11 @@ def same_word(wanted: str, lemma: str) -> bool:
     for verb, other in ((wanted, lemma), (lemma, wanted)):
         if len(verb) >= 2 and verb[-1] in CONTINUATIVE and other.startswith(verb[:-1] + CONTINUATIVE[verb[-1]]):
             return True  # the noun 釣り, the compound verb 入り込む
+        if len(verb) >= 2 and verb[-1] in CONTINUATIVE and len(other) > len(verb) \
+                and other.endswith(verb[:-1] + CONTINUATIVE[verb[-1]]):
+            return True  # a compound noun that ends in the verb's noun: 回る and ひと回り
+        if len(verb) >= 3 and verb[-1] == "る" and len(other) > len(verb) - 1 and other.endswith(verb[:-1]):
+            return True  # an ichidan verb's noun ends a compound: 漏れる and 水漏れ
         if len(verb) >= 2 and verb[-1] == "る" and len(other) > len(verb) and other.startswith(verb[:-1]) \
                 and other[-1] in CONTINUATIVE and _is_kanji(other[len(verb) - 1]):
             return True  # an ichidan verb's stem begins a compound verb: 寝る and 寝込む (not 見る and 見せる)
