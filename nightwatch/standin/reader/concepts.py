@@ -62,7 +62,7 @@ PLACE_PARTICLES = frozenset({"に", "へ", "から", "まで"})
 MOVING = frozenset("go come get let take bring send move walk run climb head pull drive carry step".split())
 UP_DOWN_AS_MOTION = {"up": "up", "down": "down", "in": "enter", "inside": "enter", "into": "enter",
                      "past": "enter", "onto": "enter", "out": "leave", "off": "leave", "home": "leave",
-                     "away": "leave", "outside": "leave"}
+                     "away": "leave", "outside": "leave", "through": "enter"}
 UP_DOWN_AS_SETTING = {"up": "raise", "down": "lower", "off": "switch_off", "on": "switch_on"}
 PARTICLE_REACH = 4
 POSSESSIVES = frozenset("its his her their my your our".split())
@@ -106,11 +106,23 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
             if table is UP_DOWN_AS_SETTING and at + 1 < len(words) and words[at + 1].surface.lower() in POSSESSIVES:
                 break  # "stays on its hook": a preposition before a place, no setting switched
             if particle in table:
-                found.add(table[particle])
+                if not _before_a_time(words, at):
+                    found.add(table[particle])
                 break
             if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
                 break  # the next verb starts its own phrase
     return found
+
+
+TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜中", "夜間", "晩", "一晩",
+                        "night", "tonight", "morning", "dawn", "evening", "overnight", "day"})
+"""Words of the night's own time: they frame a deed ("until dawn", 「夜が明けるまで」), never its place."""
+
+
+def _before_a_time(words: tuple[Word, ...], at: int) -> bool:
+    """The particle at ``at`` is a preposition of time ("take me through your night"), not a direction."""
+    following = next((w for w in words[at + 1 : at + 4] if w.is_content), None)
+    return following is not None and following.lemma.lower() in TIME_FRAME
 
 
 def phrasal_verbs(text: str) -> set[str]:

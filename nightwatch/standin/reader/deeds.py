@@ -59,10 +59,19 @@ def deed_of(text: str) -> str:
     if language(text) != "en":
         return text
     words = analyze(text)
-    first = min((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING
-                 and w.surface.lower() != w.lemma.lower()), default=None)
+    first = min((i for i, w in enumerate(words) if w.lemma.lower() in EN_WANTING and _narrated(words, i)), default=None)
     rest = words[first + 1 :] if first is not None else ()
     return " ".join(w.surface for w in rest) if any(w.is_content for w in rest) else text
+
+
+SPEAKING_PERSONS = frozenset({"i", "we", "you"})
+
+
+def _narrated(words, i: int) -> bool:
+    """A verb of wanting said of someone else: inflected ("he wants") or after a subject that is not
+    the speaker or the listener ("the crew want"; not "I need", "you ask")."""
+    return words[i].surface.lower() != words[i].lemma.lower() \
+        or (i > 0 and words[i - 1].surface.lower() not in SPEAKING_PERSONS and words[i - 1].pos == "noun")
 
 
 def _tells_someone_to_act(sentence: str) -> bool:

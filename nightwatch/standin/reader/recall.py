@@ -20,7 +20,7 @@ import simplemma
 
 from nightwatch.standin.reader import forms, material
 from nightwatch.standin.reader.summary import ENGLISH_CHARS_PER_JAPANESE_CHAR
-from nightwatch.standin.reader.text import language, quoted, sentences, similarity
+from nightwatch.standin.reader.text import language, quoted, sentences
 from nightwatch.standin.reader.words import (
     WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, analyze, content_lemmas, proper_names, same_word, subject_lemmas,
 )
@@ -83,8 +83,7 @@ def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | N
     facts = [fact for fact in facts
              if not any(marker in fact.text for marker in NOT_RECALLED) and not fact.text.startswith("……")]
     weights = _rarity(topic_lemmas(topic), facts)
-    scored = sorted(((topic_coverage(topic, fact.text, fact.context, weights, told_whole(fact))
-                      + 0.001 * similarity(topic, fact.text),
+    scored = sorted(((round(topic_coverage(topic, fact.text, fact.context, weights, told_whole(fact)), 6),
                       -n, fact) for n, fact in enumerate(facts)), key=lambda item: item[:2], reverse=True)
     if not scored or scored[0][0] <= 0:
         return None, 0.0, False
@@ -95,7 +94,17 @@ def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | N
     rivals = [score for score, _, fact in answering if fact is not best and not answers_in(topic, fact.text) & given]
     answered_here = topic_coverage(topic, best.text, best.context, weights) >= PARTIAL and bool(given)
     sure = best_score >= CONFIDENT or (answered_here and max(rivals, default=0.0) < CLEAR_LEAD * best_score)
-    return best, best_score, sure
+    return best, best_score, sure and _names_what_is_asked(topic, best)
+
+
+def _names_what_is_asked(topic: str, fact: material.Line) -> bool:
+    """Does the fact (or its message) hold a noun the question names, or give the answer asked? A
+    fact that shares only a verb or a description ("last *run* of the night" for "which chamber was
+    running warm") is about something else."""
+    describing = _naming_weights(topic)
+    nouns = {lemma for lemma in topic_lemmas(topic) if lemma not in describing}
+    said = content_lemmas(fact.text) | content_lemmas(fact.context)
+    return not nouns or any(_holds(lemma, said) for lemma in nouns) or bool(answers_in(topic, fact.text))
 
 
 def _rarity(wanted: frozenset[str], facts: list[material.Line]) -> dict[str, float]:
@@ -257,8 +266,9 @@ def gives_the_answer(topic: str, text: str) -> bool:
 def answers_in(topic: str, text: str) -> frozenset[str]:
     """The answers of the kind the question asks that the fact gives: each count it asks for, a numeral
     followed by the same counter (「4匹」 for 何匹) or any numeral when the question asks for a number in
-    English ("how high" and "62 ppm"); asked who or for a name, each name the question does not already
-    say (誰に渡す and 「吉岡さんに」). Empty when it asks for neither or the fact gives none."""
+    English ("how high" and "62 ppm"); asked which one, the number the fact gives it ("which chamber"
+    and "Chamber 2"); asked who or for a name, each name the question does not already say (誰に渡す
+    and 「吉岡さんに」). Empty when it asks for none of these or the fact gives none."""
     found: set[str] = set()
     asked = asked_count(topic)
     words = analyze(text)
@@ -268,6 +278,11 @@ def answers_in(topic: str, text: str) -> frozenset[str]:
         following = next((w for w in words[i + 1:] if w.pos != "num"), None)  # 十五分: past the numerals
         if ANY_NUMBER in asked or (following is not None and following.lemma in asked):
             found.add(word.lemma)
+    slot = answer_slot(topic)
+    for i, word in enumerate(words if slot else ()):
+        if word.lemma.lower() in slot:  # "which chamber" and "Chamber 2"; 「どの水槽」 and 「3番水槽」
+            near = words[i + 1 : i + 2] if language(text) == "en" else words[max(0, i - 2) : i]
+            found |= {w.lemma for w in near if w.pos == "num" and w.lemma != "何"}
     if ASKS_A_NAME & {w.lemma.lower() for w in analyze(topic)}:
         labels = {w.lemma.lower() for w, after in zip(words, words[1:]) if after.pos == "num"}  # Gate 1: a label
         found |= proper_names(text) - labels - proper_names(topic) - content_lemmas(topic)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from nightwatch.standin.reader import deeds, forms, material, recall
 from nightwatch.standin.reader.drift import dwelt_on
 from nightwatch.standin.reader.contract import shares_a_word, unlinked
-from nightwatch.standin.reader.concepts import TABLE_VERBS, actions, framing_removed, implied, phrasal_verbs
+from nightwatch.standin.reader.concepts import TABLE_VERBS, TIME_FRAME, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
@@ -25,8 +25,6 @@ from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
 from nightwatch.standin.reader.words import analyze, content_lemmas
 
-TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜中", "夜間", "晩", "一晩",
-                        "night", "tonight", "morning", "dawn", "evening", "overnight", "day"})
 REPORT_ITEM_CHARS = 160
 
 
