@@ -49,6 +49,8 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
             return True  # "Anything I should know?": whatever there is to know, nothing named
         whole_night = (HAPPENING | WHOLE_NIGHT) & found
+        if WHOLE_NIGHT & found and _names_a_record(sentence):
+            return True  # 「夜の記録を読み上げて」, "read me the night's log": the night's record is the report
         if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING, lines) and (
                 forms.is_request(sentence) or found & (
                 forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})):
@@ -58,6 +60,13 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
                and (whole_night or shared & RECORDS)):
             return True  # it names what the report duty names ("write me up the night", "let's hear the log")
     return False
+
+
+def _names_a_record(sentence: str) -> bool:
+    """A record (RECORDS) named as a thing: a noun, not a verb of the same spelling ("he'd booked")."""
+    return any(w.lemma.lower() in RECORDS and w.pos == "noun" and not w.only_a_verb
+               and w.surface.lower() in (w.lemma.lower(), w.lemma.lower() + "s") if w.lemma.isascii() else
+               w.lemma in RECORDS and w.pos == "noun" for w in analyze(sentence))
 
 
 def _said(question: str) -> list[str]:
@@ -128,10 +137,10 @@ def phrasal_nouns(sentence: str) -> set[str]:
 
 
 def asks_for_duties(question: str) -> bool:
-    """Asked what its duties are: a question or ask that names duties (務め, job, responsible), or
-    asks what "you" are to do or are doing now (「あなたが任されていること」, "what are you looking
-    after tonight")."""
-    for sentence in sentences(question):
+    """Asked what its duties are: a question or ask (said, or passed on in quotes) that names duties
+    (務め, job, responsible), or asks what "you" are to do or are doing now (「あなたが任されていること」,
+    "what are you looking after tonight")."""
+    for sentence in _said(question):
         if not (forms.is_question(sentence) or forms.is_request(sentence)):
             continue
         found = content_lemmas(sentence) | forms.lemmas(sentence)

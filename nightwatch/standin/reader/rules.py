@@ -23,7 +23,7 @@ from nightwatch.standin.reader.summary import Summary, event_item, reply_to, sho
 from nightwatch.standin.reader.tense import in_the_past
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import analyze, content_lemmas
+from nightwatch.standin.reader.words import Word, analyze, content_lemmas
 
 REPORT_ITEM_CHARS = 160
 
@@ -302,7 +302,7 @@ def forbidden(request: Request) -> Reply | None:
     passed_on = asked_deeds != asking  # an English narration of an ask: the deed is what follows "asks"
     doing = implied(frozenset().union(*(actions(d) for d in asked_deeds)))
     named = set().union(*(noun_chains(s) for s in asking)) if request.lang == "ja" \
-        else set().union(*(english_nouns(d) for d in asked_deeds))  # English: what the deed names
+        else set().union(*(english_things(d) for d in asked_deeds))  # English: the things the deed names
     for duty in prohibitions:
         if not shares_a_word(question, duty.clause):
             continue  # outside the contract: granted, and the record says so (asked_to_act)
@@ -377,7 +377,7 @@ def noun_chains(text: str, targets_only: bool = False) -> set[str]:
 
 
 EN_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
-                            "our", "their", "all", "any", "some", "every", "each"})
+                            "our", "their", "all", "any", "some", "every", "each", "no"})
 
 
 def english_things(text: str) -> set[str]:
@@ -391,7 +391,7 @@ def english_things(text: str) -> set[str]:
         run = []
         for following in words[i + 1:]:
             ends_the_phrase = "ADV" in following.readings and "ADJ" not in following.readings and run  # "the ice once"
-            if not following.is_content or ends_the_phrase:
+            if not following.is_content or ends_the_phrase or (run and _agrees_as_verb(run[-1], following)):
                 break
             run.append(following)
         nouns = [w for w in run if not w.readings or "NOUN" in w.readings]
@@ -400,10 +400,15 @@ def english_things(text: str) -> set[str]:
     return things
 
 
-def english_nouns(text: str) -> set[str]:
-    """The words of an English text that can be nouns and are not only verbs or descriptions."""
-    return {w.lemma.lower() for w in analyze(text)
-            if w.is_content and (not w.readings or "NOUN" in w.readings) and not w.only_a_verb and not w.only_describes}
+def _agrees_as_verb(noun: Word, word: Word) -> bool:
+    """A word that can be a verb and agrees with the noun before it as its verb: "the barrier
+    *stays*" (a singular noun, a verb in -s), "no keys *leave*" (a plural, the bare verb). Then the
+    noun phrase ended with the noun."""
+    if "VERB" not in word.readings:
+        return False
+    singular = noun.surface.lower() == noun.lemma.lower()
+    bare = word.surface.lower() == word.lemma.lower()
+    return (singular and not bare and word.surface.lower().endswith("s")) or (not singular and bare)
 
 
 def targets(clause: str) -> set[str]:
