@@ -171,8 +171,6 @@ def _japanese_kinds(words: tuple[Word, ...]) -> list[tuple[int, set[str]]]:
     """The kinds of each action word, with its position (a prefix joined to its noun: 再 + 起動)."""
     found: list[tuple[int, set[str]]] = []
     for i, word in enumerate(words):
-        if _concessive(words, i):
-            continue
         compound = word.lemma + words[i + 1].lemma if i + 1 < len(words) else ""
         if word.pos == "prefix" and compound in _MEMBERS:
             found.append((i, set(_MEMBERS[compound])))
@@ -182,17 +180,6 @@ def _japanese_kinds(words: tuple[Word, ...]) -> list[tuple[int, set[str]]]:
         elif word.pos in ("verb", "noun", "adj") and word.lemma in _MEMBERS:
             found.append((i, set(_MEMBERS[word.lemma])))
     return found
-
-
-def _concessive(words: tuple[Word, ...], i: int) -> bool:
-    """A verb of a concessive clause (誰に頼まれても, 理由があろうと): not what is asked or forbidden."""
-    if words[i].pos not in ("verb", "noun"):
-        return False
-    if words[i].form.startswith("意志推量形"):
-        return True
-    rest = [w for w in words[i + 1 : i + 5] if w.pos != "aux"]
-    return len(rest) >= 2 and rest[0].lemma in ("て", "で") and rest[1].lemma == "も" and rest[0].pos == "particle" \
-        and not (len(rest) > 2 and rest[2].pos in ("aux_adj", "adj", "aux_verb", "verb"))  # 〜てもいい is a permission
 
 
 _MEMBERS: dict[str, set[str]] = {}

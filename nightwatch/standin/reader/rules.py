@@ -184,14 +184,19 @@ def remember(request: Request) -> Reply | None:
     return Reply(phrase(request.lang, "forgotten", topic=topic), (request.asked(),), "forget")
 
 
+DUTY_ASKED_ABOUT = 0.45
+"""A question about a duty names little else than the duty (「忘れ物の扱い、覚えてる？」 half of it); one
+that names a clerk, a room and a jury pool and shares two of them with a duty asks about something else."""
+
+
 def _duty_asked_about(request: Request, topic: str):
-    """The duty clause that covers the most of what a question asks about, if it covers enough not to be
-    a passing word (``recall.PARTIAL``) and names a thing the question names (a noun, not only a verb):
-    asked about a duty it was given, the watchman quotes it rather than say he cannot recall it."""
+    """The duty clause that covers the most of what a question asks about, if it covers nearly half
+    (``DUTY_ASKED_ABOUT``) and names a thing the question names (a noun, not only a verb): asked
+    about a duty it was given, the watchman quotes it rather than say he cannot recall it."""
     named = {w.lemma.lower() for w in analyze(topic) if w.is_content and w.pos == "noun" and not w.only_a_verb}
     scored = [(recall.topic_coverage(topic, duty.clause, timeless=True), duty)
               for duty in request.duties if named & content_lemmas(duty.clause)]
-    return next((duty for score, duty in sorted(scored, key=lambda item: -item[0]) if score >= recall.PARTIAL), None)
+    return next((duty for score, duty in sorted(scored, key=lambda item: -item[0]) if score >= DUTY_ASKED_ABOUT), None)
 
 
 def _asks_to_remember(question: str) -> bool:
