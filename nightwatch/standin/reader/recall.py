@@ -126,6 +126,11 @@ def _sources(topic: str) -> dict[str, str]:
     return {w.lemma.lower(): simplemma.lemmatize(w.gloss, lang="en") for w in analyze(topic) if w.is_content and w.gloss}
 
 
+SHAPE = 0.95
+"""A word held in another shape (鍵 in 合鍵) counts a little less than the word itself: of two facts
+that tie, the one that says 「合鍵」 is about the 合鍵."""
+
+
 def _holds(lemma: str, lemmas: frozenset[str]) -> bool:
     """The lemma, or the same Japanese word in another shape (``words.same_word``: 音 in 異音,
     釣り in 釣り人, 酔っ払う for 酔っ払い)."""
@@ -163,7 +168,8 @@ def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, 
     around |= {lemma for lemma, source in sources.items() if source in around}
     slot = answer_slot(topic)
     in_context = 1.0 if whole else 0.5
-    held = {lemma: 1.0 if _holds(lemma, own) else in_context if _holds(lemma, around) else 0.0 for lemma in wanted}
+    held = {lemma: 1.0 if lemma in own else SHAPE if _holds(lemma, own) else in_context if _holds(lemma, around) else 0.0
+            for lemma in wanted}
     weights = {lemma: SLOT_UNMET / len(slot) if lemma in slot and not held[lemma] else weight
                for lemma, weight in weights.items()}
     share = sum(weights[lemma] * held[lemma] for lemma in wanted) / sum(weights.values())
