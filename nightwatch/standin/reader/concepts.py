@@ -136,10 +136,35 @@ def phrasal_verbs(text: str) -> set[str]:
 
 
 def framing_removed(text: str) -> str:
-    """An English text without the clauses that only frame it (concessive, when/before/because …)
-    or say whom it covers ("Nobody, staff included, …", "guests and crew alike")."""
+    """A text without the clauses that only frame it: concessive (「誰に言われても」, "whoever asks"),
+    when/before/because …, or whom it covers ("Nobody, staff included, …", "guests and crew alike")."""
+    if language(text) == "ja":
+        return _japanese_concession_removed(text)
     text = SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text))
     return SCOPE_EN.sub(" ", text) if PEOPLE_QUANTIFIER.search(text) else text
+
+
+PERMITTING = frozenset({"良い", "いい", "よい", "構う"})
+"""What follows 〜ても when it grants (〜てもいい, 〜ても構わない): no concession."""
+
+
+def _japanese_concession_removed(text: str) -> str:
+    """A Japanese text without its concessive clauses: from the clause's start (a comma, は or the
+    text's start) to 〜ても/〜でも (「レジは、誰に言われても開けない」 → 「レジは、開けない」)."""
+    words = analyze(text)
+    keep = list(words)
+    for i, word in enumerate(words):
+        if not (word.lemma == "も" and i and words[i - 1].lemma in ("て", "で") and words[i - 1].pos in ("particle", "aux")):
+            continue
+        after = next((w for w in words[i + 1 :] if w.pos != "symbol"), None)
+        if after is not None and after.lemma in PERMITTING:
+            continue
+        start = i
+        while start > 0 and words[start - 1].surface not in ("、", "，") and words[start - 1].lemma != "は":
+            start -= 1
+        end = i + 1 + (i + 1 < len(words) and words[i + 1].surface in ("、", "，"))
+        keep[start:end] = [None] * (end - start)
+    return "".join(w.surface for w in keep if w is not None)
 
 
 def _japanese_actions(text: str) -> set[str]:

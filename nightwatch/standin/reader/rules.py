@@ -23,7 +23,8 @@ from nightwatch.standin.reader.summary import Summary, event_item, reply_to, sho
 from nightwatch.standin.reader.tense import in_the_past
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import Word, analyze, content_lemmas
+from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze, content_lemmas
+from nightwatch.tokens.bounded_cache import bounded_cache
 
 REPORT_ITEM_CHARS = 160
 
@@ -312,7 +313,8 @@ def forbidden(request: Request) -> Reply | None:
         if not shares_a_word(question, duty.clause):
             continue  # outside the contract: granted, and the record says so (asked_to_act)
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
-        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None) \
+        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None,
+                    compound_modifiers(question)) \
                 or actions(duty.clause) & doing or _same_thing(targets(duty.clause), named):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
@@ -381,6 +383,34 @@ def noun_chains(text: str, targets_only: bool = False) -> set[str]:
     return chains
 
 
+def compound_modifiers(text: str) -> dict[str, frozenset[str]]:
+    """The lemmas of a Japanese text that only modify compound nouns (作業 of 作業場), each with the
+    heads it modifies (場); a word that also stands as a head or alone is left out."""
+    if language(text) != "ja":
+        return {}
+    heads: set[str] = set()
+    modifying: dict[str, set[str]] = {}
+    run: list[Word] = []
+    for word in [*analyze(text), None]:
+        if word is not None and (word.pos == "suffix" or word.pos == "noun" and word.is_content):
+            run.append(word)
+            continue
+        if run:
+            heads.add(run[-1].lemma)
+            for modifier in run[:-1]:
+                if modifier.pos == "noun":
+                    modifying.setdefault(modifier.lemma, set()).add(run[-1].lemma)
+        run = []
+    return {lemma: frozenset(found) for lemma, found in modifying.items() if lemma not in heads}
+
+
+def _modifies_other_things(clause: str, ask_modifiers: dict[str, frozenset[str]]) -> set[str]:
+    """The words that modify a compound in both the rule and the ask, with different heads: 作業 of
+    作業場 and of 作業灯 name two things (正面 of 正面ゲート on both sides names one)."""
+    mine = compound_modifiers(clause)
+    return {lemma for lemma, heads in mine.items() if lemma in ask_modifiers and not heads & ask_modifiers[lemma]}
+
+
 EN_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
                             "our", "their", "all", "any", "some", "every", "each", "no"})
 
@@ -421,11 +451,14 @@ def targets(clause: str) -> set[str]:
     return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
 
 
-def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None = None) -> bool:
+def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None = None,
+             modifiers: dict[str, frozenset[str]] | None = None) -> bool:
     """The ask shares with the duty its action (a verb), a word the night seldom uses, or two content words (a loanword and its source word are one:
     ブザー, buzzer; numbers do not count), and at least one of them is in the deed asked for, not
-    only in the scene around it."""
+    only in the scene around it. A word that only modifies a compound on both sides (作業 of 作業場
+    and of 作業灯) names two different things, and is not shared."""
     shared = ((content_lemmas(clause) | directions(clause)) & asked) - TIME_FRAME  # "until dawn" frames, it does not act
+    shared -= _modifies_other_things(clause, modifiers or {})
     shared -= {w.gloss for w in analyze(clause) if w.gloss and w.lemma.lower() in shared}
     shared = {lemma for lemma in shared if not lemma.isdecimal()}  # 一段, 一点: a count names nothing
     verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
