@@ -255,13 +255,16 @@ def announces_intent(sentence: str) -> bool:
 
 
 def _indefinite(words, i: int) -> bool:
-    """An interrogative that asks nothing: followed, past its counter, by か, も or でも (誰も no one,
-    何か something, 何房か some bunches, 何度も many times)."""
+    """An interrogative that asks nothing: followed, past its counter, by か, も, でも or やら (誰も no
+    one, 何か something, 何房か some bunches, 何度も many times, どうやら apparently), or by と/に and
+    か (なんとか, どうにか: somehow)."""
     j = i + 1
     if words[i].pos == "num":  # 何房, 何人: the counter belongs to the interrogative
         while j < len(words) and words[j].pos in ("suffix", "noun"):
             j += 1
-    return j < len(words) and words[j].lemma in ("も", "か", "でも")
+    if j + 1 < len(words) and words[j].lemma in ("と", "に") and words[j + 1].lemma == "か":
+        return True
+    return j < len(words) and words[j].lemma in ("も", "か", "でも", "やら")
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)

@@ -162,12 +162,14 @@ def event_item(line: material.Line, reply: str, max_chars: int = ITEM_CHARS) -> 
     """An event as an item, with what the watchman did about it when his reply did something
     (``deeds.deed_in_reply``): 「西の鎧戸が…（対処：…結わえておきました）」. An ask he carried out is told
     as done, so the item keeps only what the line told: its own-voice request and a first sentence that
-    only says who asks (「職人です。」) go; a quoted request is part of what happened and stays."""
+    only says who asks (「職人です。」) go; a quoted request is part of what happened and stays, and so
+    does an ask he refused (what was asked is the incident)."""
     deed = deeds.deed_in_reply(reply) if reply else None
     if deed is None:
         return shorten_item(line.text, max_chars)
     told = line.text
-    if line.kind == "ask":  # judged outside quotes, as ``material.tells_and_asks`` judges it
+    refused = any(reply.startswith(words["refuse"]) for words in PHRASES.values())  # what was asked stays
+    if line.kind == "ask" and not refused:  # judged outside quotes, as ``material.tells_and_asks`` judges it
         said = [(s, outside_quotes(s)) for s in sentences(line.text)]
         told = "".join(s for n, (s, bare) in enumerate(said) if not (
             forms.is_request(bare) or forms.is_question(bare) or forms.claims_permission(bare)
