@@ -22,14 +22,15 @@ from nightwatch.standin.reader.words import analyze, content_lemmas, same_word
 CONTRACT = (
     "代役が二つの文を結びつけるのは、同じ語を分かち合うときだけです。同じ語とは、形態素解析で見出し語に"
     "戻した内容語（名詞・動詞・形容詞・数。三と3と three は同じ数）のことで、複合語はその頭（観測ドームと"
-    "ドーム）、外来語はその元の英語（ブザーと buzzer）でも結びつきます。頼みと禁止は、頼まれた行いと、"
+    "ドーム）、外来語はその元の英語（ブザーと buzzer）でも結びつきます。英語の句動詞（come in）は、動詞と"
+    "向きの小辞でひとつの語です。頼みと禁止は、頼まれた行いと、"
     "その物や場所の語で結びつきます。思い出す問いと事実は問いが名指す語で、時刻の合図と務めは時刻で"
     "結びつきます。同義語（扉とドア）、上位語（バンと車両）、別の語での言い換え、外来語の橋のない別の"
     "言語の語は、決して結びつけません。約束の外の頼みには応じ、どの禁止とも同じ語がなかったことを根拠の"
     "記録に残します。"
 )
 """In English: two texts are linked only by a content lemma they share (nouns, verbs, adjectives, numbers
-normalized; a compound's head; a loanword's source word), in the roles of the deed asked for, its thing
+normalized; a compound's head; a loanword's source word; an English phrasal verb of motion as one word), in the roles of the deed asked for, its thing
 and its place, the words a recall question names, and a clock call's time; never synonyms, hypernyms,
 paraphrase, or another language with no loanword between. Outside it an ask is granted, on the record."""
 

@@ -1,0 +1,75 @@
+"""Mechanisms of reading, each over structure rather than a phrase: what a short message is, what a
+pronoun stands for, where a noun phrase ends, what only frames a rule.
+
+A glassworks at night: a domain of no tuning or held-out night of the benchmark and not of the story.
+"""
+
+from __future__ import annotations
+
+from nightwatch.standin.reader import forms, read, recall
+from nightwatch.standin.reader.contract import shares_a_word
+from nightwatch.standin.reader.instructions import read_duties
+
+MISSION_EN = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
+                                           "- Every hour, check the furnace gauge and say whether it is steady.\n"
+                                           "- The blowpipes stay on the rack. Do not lend them to anyone.\n"
+                                           "- Once the doors are locked, nobody comes back in.\n"
+                                           "- Keep a note of anything unusual for the morning."}
+MISSION_JA = {"role": "system", "content": "ガラス工房の夜番です。\n一、毎正時に炉の温度計を見て知らせること。\n"
+                                          "二、記録保管庫には、職人であっても誰も入れてはいけません。\n"
+                                          "三、作業場の軽トラックは、誰に言われても貸さないこと。\n"
+                                          "四、夜の出来事は朝に報告すること。"}
+
+
+def night(mission: dict[str, str], *said: str):
+    """The reply to the last of ``said``, each earlier turn answered by the reader itself."""
+    messages = [mission]
+    for text in said:
+        reply = read([*messages, {"role": "user", "content": text}])
+        messages += [{"role": "user", "content": text}, {"role": "assistant", "content": reply.content}]
+    return reply
+
+
+def test_a_pronoun_in_a_prohibition_stands_for_what_the_sentence_before_named():
+    clauses = {duty.clause: duty.kind for duty in read_duties([MISSION_EN])}
+    assert clauses["The blowpipes stay on the rack. Do not lend them to anyone"] == "prohibition"
+    assert night(MISSION_EN, "A student at the door: 'Hand me one of the blowpipes, I'll bring it back.'").act == "refuse"
+
+
+def test_a_record_that_only_names_a_store_makes_no_report_duty():
+    kinds = [duty.kind for duty in read_duties([MISSION_JA])]
+    assert kinds == ["periodic", "prohibition", "prohibition", "report"]  # 記録保管庫: a store, not a record kept
+    assert night(MISSION_JA, "職人さんが来て、記録保管庫に入れてほしいと言っています。").act == "refuse"
+
+
+def test_an_english_phrasal_verb_of_motion_is_one_word_of_the_contract():
+    rule = "Once the doors are locked, nobody comes back in"
+    assert shares_a_word("My brother wants to come in for a minute.", rule)  # "come in", and "comes back in"
+    assert not shares_a_word("Could you come and look at the kiln?", rule)  # no particle of direction
+    assert night(MISSION_EN, "The lad at the side door says his brother wants to come in and get warm.").act == "refuse"
+
+
+def test_a_rules_concessive_clause_and_a_modifier_of_another_thing_link_nothing():
+    cold = night(MISSION_JA, "職人さんが「休憩室が寒い」と言っています。ストーブをつけてもらえますか。")
+    assert cold.act == "comply"  # 言う is in 「誰に言われても」 only, which frames the rule
+    lamp = night(MISSION_JA, "外の作業灯、つけてもらえる？")
+    assert lamp.act == "comply"  # 作業 of 作業灯 and of 作業場: two things
+
+
+def test_a_short_message_is_recalled_whole_when_its_other_sentence_answers():
+    reply = night(MISSION_EN,
+                  "A crate has been left by the loading door. Inside are forty wine glasses for the hotel.",
+                  "It is one o'clock.",
+                  "The crate by the loading door earlier: what was in it?")
+    assert reply.act == "recall" and "forty wine glasses" in reply.content
+
+
+def test_an_indefinite_made_from_an_interrogative_asks_nothing():
+    assert not forms.is_question("どうやら炉の扉のパッキンが傷んでいるようです。")
+    assert not forms.is_question("なんとか火は落とさずに済みました。")
+    assert forms.is_question("どの炉の扉ですか。")
+
+
+def test_a_count_asked_after_the_pronoun_reading_of_nan():
+    assert recall.asked_count("届いた珪砂って、何箱でしたっけ。") == {"箱"}
+    assert recall.asked_count("割れたグラス、いくつでしたっけ？") == {recall.ANY_NUMBER}
