@@ -141,7 +141,7 @@ def asks_for_duties(question: str) -> bool:
     (務め, job, responsible), or asks what "you" are to do or are doing now (「あなたが任されていること」,
     "what are you looking after tonight")."""
     for sentence in _said(question):
-        if not (forms.is_question(sentence) or forms.is_request(sentence)):
+        if not (forms.is_question(sentence) or forms.is_request(sentence) or _reports_a_question(sentence)):
             continue
         found = content_lemmas(sentence) | forms.lemmas(sentence)
         if DUTY_WORDS & found:
@@ -155,6 +155,21 @@ def asks_for_duties(question: str) -> bool:
         if _what_you_are_doing(sentence) or _yours_tonight(sentence) or _what_is_to_be_done(sentence):
             return True
     return False
+
+
+ASKING_VERBS = frozenset({"ask", "wonder", "聞く", "尋ねる"})
+EN_WH = frozenset({"what", "which", "where", "when", "who", "how", "whether", "if"})
+
+
+def _reports_a_question(sentence: str) -> bool:
+    """A question passed on in someone's words: a verb of asking, then what it asks ("Owen asked me
+    what you're here to do", 「何をするのか聞いています」)."""
+    words = analyze(sentence)
+    if language(sentence) == "en":
+        return any(w.lemma.lower() in ASKING_VERBS and any(x.surface.lower() in EN_WH for x in words[i + 1 : i + 5])
+                   for i, w in enumerate(words))
+    return any(w.lemma in ASKING_VERBS and i and any(x.lemma == "か" for x in words[max(0, i - 3) : i])
+               for i, w in enumerate(words))
 
 
 def _what_is_to_be_done(sentence: str) -> bool:
