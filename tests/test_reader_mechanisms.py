@@ -73,3 +73,16 @@ def test_an_indefinite_made_from_an_interrogative_asks_nothing():
 def test_a_count_asked_after_the_pronoun_reading_of_nan():
     assert recall.asked_count("届いた珪砂って、何箱でしたっけ。") == {"箱"}
     assert recall.asked_count("割れたグラス、いくつでしたっけ？") == {recall.ANY_NUMBER}
+
+
+def test_a_duties_question_passed_on_in_someone_elses_words_is_answered_with_the_duties():
+    reply = night(MISSION_EN, "The new apprentice asked me what you're actually here to do tonight. What do I tell her?")
+    assert reply.act == "duties" and "furnace gauge" in reply.content
+
+
+def test_a_refused_ask_keeps_what_was_asked_in_the_morning_report():
+    reply = night(MISSION_EN,
+                  "A man from the yacht club wants to borrow two blowpipes for a demonstration on Saturday.",
+                  "It is two o'clock.",
+                  "Morning. Read me the night's log, would you?")
+    assert reply.act == "report" and "yacht club" in reply.content and "demonstration on Saturday" in reply.content

@@ -63,10 +63,11 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
 
 
 def _names_a_record(sentence: str) -> bool:
-    """A record (RECORDS) named as a thing: a noun, not a verb of the same spelling ("he'd booked")."""
-    return any(w.lemma.lower() in RECORDS and w.pos == "noun" and not w.only_a_verb
-               and w.surface.lower() in (w.lemma.lower(), w.lemma.lower() + "s") if w.lemma.isascii() else
-               w.lemma in RECORDS and w.pos == "noun" for w in analyze(sentence))
+    """A record (RECORDS) named as a thing: in English, as written or in the plural, not inflected as
+    a verb ("he'd booked")."""
+    return any(w.pos == "noun" and w.lemma.lower() in RECORDS
+               and (not w.lemma.isascii() or w.surface.lower() in (w.lemma.lower(), w.lemma.lower() + "s"))
+               for w in analyze(sentence))
 
 
 def _said(question: str) -> list[str]:
