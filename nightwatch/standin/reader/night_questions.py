@@ -145,7 +145,7 @@ def asks_for_duties(question: str) -> bool:
         if not (forms.is_question(sentence) or forms.is_request(sentence) or _reports_a_question(sentence)):
             continue
         found = content_lemmas(sentence) | forms.lemmas(sentence)
-        if DUTY_WORDS & found:
+        if DUTY_WORDS & found - _modifiers(sentence):
             return True
         if _what_you_were_told(sentence):
             return True
@@ -160,6 +160,13 @@ def asks_for_duties(question: str) -> bool:
 
 ASKING_VERBS = frozenset({"ask", "wonder", "聞く", "尋ねる"})
 EN_WH = frozenset({"what", "which", "where", "when", "who", "how", "whether", "if"})
+
+
+def _modifiers(sentence: str) -> set[str]:
+    """Japanese nouns a suffix makes into another word (担当 of 担当者: the person, not the duty;
+    仕事 of 仕事内容 is still the work)."""
+    words = analyze(sentence) if language(sentence) == "ja" else ()
+    return {w.lemma for w, after in zip(words, words[1:]) if w.pos == "noun" and after.pos == "suffix"}
 
 
 def _reports_a_question(sentence: str) -> bool:
@@ -202,7 +209,7 @@ def names_duties(question: str) -> bool:
     as the present (「今夜あなたがやるべきこと」): then it asks for the duties even if it also reads
     as a question about the night. Otherwise the night as a whole, past, is the report's: "What have
     you got for me from the night?" """
-    return any(DUTY_WORDS & (found := content_lemmas(s) | forms.lemmas(s)) or NOW & found
+    return any(DUTY_WORDS & (found := content_lemmas(s) | forms.lemmas(s)) - _modifiers(s) or NOW & found
                or _what_you_were_told(s) for s in sentences(question))
 
 
