@@ -43,7 +43,7 @@ NOTES_LABEL = re.compile(
 )
 ENUMERATOR = re.compile(r"^\s*(?:[一二三四五六七八九十]+[、.．)）]|\d+[.)．）、]|[-*•・])\s*")
 LIST_INTRO = frozenset({"次", "以下", "下記", "following", "below", "follow"})
-DISTRIBUTIVE = frozenset({"毎", "置き", "every", "each", "hourly", "once", "per"})
+DISTRIBUTIVE = frozenset({"毎", "置き", "度", "every", "each", "hourly", "once", "per"})  # 度: 〜たびに, 一時間に一度
 TIME_UNITS = frozenset({"時", "時間", "正時", "時刻", "hour", "hourly", "o'clock", "minute", "分"})
 REPORTING = frozenset({
     "報告", "記録", "書き留める", "書く", "記す", "日誌", "帳面", "控える", "申し送り", "申し送る", "引き継ぎ", "引き継ぐ",
@@ -99,11 +99,10 @@ def duty_clauses(content: str) -> list[str]:
             continue
         before = ""
         for sentence in sentences(line):
-            clause = _clean(sentence)
-            if before and _refers_back(clause):
-                clause = f"{before}. {clause}"  # "Registers stay here. Do not lend them out.": what "them" is
+            own = _clean(sentence)
+            clause = f"{before}. {own}" if before and own and _refers_back(own) else own  # "Registers stay here. Do not lend them out."
             before = clause
-            if not clause or clause.endswith((":", "：")) or forms.is_scene(clause) or forms.tells_what_happened(clause):
+            if not own or own.endswith((":", "：")) or forms.is_scene(own) or forms.tells_what_happened(own):
                 continue
             if not enumerated and LIST_INTRO & forms.lemmas(clause):
                 continue
@@ -118,8 +117,13 @@ ANAPHORS = frozenset({"them", "they", "these", "those"})
 
 
 def _refers_back(clause: str) -> bool:
-    """An English clause whose thing is a pronoun for what the sentence before it named."""
-    return any(w.surface.lower() in ANAPHORS for w in analyze(clause))
+    """A sentence that completes the one before it on the same line: its thing is a pronoun ("Do not
+    lend them out"), it has no verb ("No exceptions."), or it forbids without naming a thing ("Roof
+    terrace closed. No one goes up.")."""
+    words = analyze(clause)
+    if any(w.surface.lower() in ANAPHORS for w in words) or not any(w.pos in ("verb", "aux_verb") for w in words):
+        return True
+    return forms.is_negated(clause) and not any(w.pos == "noun" and w.is_content and not w.only_a_verb for w in words)
 
 
 def _is_heading(line: str) -> bool:
@@ -139,6 +143,9 @@ def kind_of(clause: str) -> DutyKind:
     lowered = [w.surface.lower() for w in words]
     if any(lowered[i : i + 3] == ["on", "the", "hour"] for i in range(len(lowered))):
         return "periodic"  # "on the hour": at each hour
+    clock = find_clock(clause)
+    if clock is not None and _opens_with(clause, clock.words) and not forms.is_negated(clause):
+        return "at_time"  # "At 03:30, read the fuel gauge and write down the level" (「22時以降は貸さない」 forbids)
     if _reporting(words) or (TELLING_DUTY & found and HAPPENING_DUTY & found):
         return "report"  # "tell the morning crew everything that happened"
     if forms.is_negated(clause):
@@ -146,6 +153,13 @@ def kind_of(clause: str) -> DutyKind:
     if find_clock(clause) is not None:
         return "at_time"
     return "other"
+
+
+def _opens_with(clause: str, clock_words: str) -> bool:
+    """The clock time comes before the clause's first verb: it says when the duty is done, not a
+    deadline at its end ("hand the list to the day shift at 06:00")."""
+    before = clause[: clause.find(clock_words)] if clock_words in clause else clause
+    return not any(w.pos in ("verb", "aux_verb") or "VERB" in w.readings for w in analyze(before))
 
 
 def _reporting(words) -> set[str]:

@@ -42,7 +42,7 @@ CLOCK_JA = re.compile(
 )
 CLOCK_STRIKES_JA = re.compile(r"(?:時計|鐘)[^。]{0,12}?(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?:つ|回|度)[^。]{0,3}?[鳴打響]")
 """A clock or bell striking a count (「時計が四つ鳴る」): the count is the hour."""
-CLOCK_DIGITAL = re.compile(r"(?<![\d:])(?P<n>[01]?\d|2[0-3])[:：](?P<min>[0-5]\d)(?![\d:])")
+CLOCK_DIGITAL = re.compile(r"(?<![\d:])(?P<n>[01]?\d|2[0-3])[:：](?P<min>[0-5]\d)(?!\d|[:：]\d)")  # "05:30: switch on"
 CLOCK_EN = re.compile(
     r"\b(?:(?P<part>half|quarter)\s+(?P<rel>past|to)\s+)?(?P<n>" + NUMBER_WORD + r"|\d{1,2})"
     r"(?::(?P<min>\d\d))?\s*(?:(?P<oclock>o'?\s*clock)|(?P<ampm>[ap]\.?\s?m\b\.?))"
