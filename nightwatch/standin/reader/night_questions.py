@@ -147,7 +147,7 @@ def asks_for_duties(question: str) -> bool:
         found = content_lemmas(sentence) | forms.lemmas(sentence)
         if DUTY_WORDS & found - _modifiers(sentence):
             return True
-        if _what_you_were_told(sentence):
+        if _what_you_were_told(sentence) or _entrusted(sentence):
             return True
         if (recall.RECALL_WORDS - {"remind"}) & found:  # "remind me what you do" still asks for duties
             continue
@@ -210,7 +210,9 @@ def names_duties(question: str) -> bool:
     as a question about the night. Otherwise the night as a whole, past, is the report's: "What have
     you got for me from the night?" """
     return any(DUTY_WORDS & (found := content_lemmas(s) | forms.lemmas(s)) - _modifiers(s) or NOW & found
-               or _what_you_were_told(s) for s in sentences(question))
+               or _what_you_were_told(s) or _entrusted(s)
+               or forms.is_question(s) and "what" in found and found & SECOND_PERSON and _you_do(s)
+               and not EN_PAST_MARKS & found for s in sentences(question))
 
 
 NOW = frozenset({"tonight", "今夜", "今晩", "今日"})
@@ -259,6 +261,23 @@ def _what_you_were_told(sentence: str) -> bool:
                    for i, w in enumerate(after))
     return any(w.lemma in INSTRUCTING and i + 1 < len(after) and after[i + 1].lemma in ("れる", "られる")
                for i, w in enumerate(after))
+
+
+def _entrusted(sentence: str) -> bool:
+    """Japanese, the doer unsaid: what was entrusted or asked, made a thing to be told, and no one
+    else its subject (「今夜の夜番で任されていること」「今夜お願いしたこと」「何を任されてるの」)."""
+    if language(sentence) != "ja" or subject_lemmas(sentence) - SECOND_PERSON - WHOLE_NIGHT - NOW:
+        return False
+    words = analyze(sentence)
+    for i, word in enumerate(words):
+        if word.lemma not in INSTRUCTING | {"願う"}:
+            continue
+        rest = [w.lemma for w in words[i + 1 : i + 6]]
+        passive = bool({"れる", "られる"} & set(rest[:2]))  # 任されて, 頼まれて: what you were given
+        if (passive or word.lemma == "願う") and "事" in rest \
+                or passive and "何" in [w.lemma for w in words[max(0, i - 3) : i]]:
+            return True
+    return False
 
 
 EN_PAST_MARKS = frozenset({"did", "was", "were", "had", "'d", "said", "told", "saw", "heard"})
