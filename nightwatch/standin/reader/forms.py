@@ -88,8 +88,8 @@ def is_request(sentence: str) -> bool:
             return True  # "he'd like the code", "would like to sit in the cab"
         if word in EN_MODALS and lowered[i + 1] in ("you", "we", "i", "my", "our") and is_question(sentence):
             return True  # "Could you…?", "Could we…?", "Could my kids…?"
-        if word in EN_MODALS and lowered[i + 1] == "it" and {"if", "to"} & set(lowered[i + 2 : i + 6]):
-            return True  # "Would it be all right if I…", "Would it be possible to borrow…"
+        if word in EN_MODALS and lowered[i + 1] == "it" and {"if", "to"} & set(lowered[i + 2 : i + 8]):
+            return True  # "Would it be all right if I…", "Would it be possible for us to park…"
         if word in ("you", "i", "we") and lowered[i + 1] in EN_MODALS and i > 0 and is_question(sentence) \
                 and not EN_WH & set(lowered[:i]):
             return True  # "Any chance you could…?", "Is there any chance I could…?" (not "Do you know when we can…")
@@ -97,8 +97,8 @@ def is_request(sentence: str) -> bool:
             return True  # someone wants something done or had: an ask, however it is passed on
         if lemmas[i] in EN_WANTING and "to" in lowered[i + 1 : i + 5]:
             return True
-        if lemmas[i] in EN_WANTING and lowered[i + 1] in ("if", "whether", "for"):
-            return True
+        if lemmas[i] in EN_WANTING and (lowered[i + 1] == "for" or {"if", "whether"} & set(lowered[i + 1 : i + 3])):
+            return True  # "asking whether you'll…", "asking again whether…"
         if lemmas[i] in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
             return True  # "wants the gate opened"
     return any(is_english_imperative(clause) for clause in CLAUSE_BREAK.split(sentence))
