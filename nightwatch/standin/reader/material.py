@@ -132,6 +132,12 @@ def is_question(text: str) -> bool:
     return any(forms.is_question(s) for s in sentences(outside_quotes(text)))
 
 
+def spoken(text: str) -> list[str]:
+    """The sentences of a line that is one speaker's quoted words (Name: 「…」), else none."""
+    head = SPEAKER.match(text)
+    return sentences(text[head.end() - 1 :].strip().strip("「」『』“”\"‘’'")) if head else []
+
+
 def is_ask(text: str, own_voice_only: bool = True) -> bool:
     """Asks for something to be done (or claims it was allowed): directly, in the speaker's own words
     (a request passed on in narration is something that happened), or, with ``own_voice_only``

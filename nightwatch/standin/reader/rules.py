@@ -163,15 +163,21 @@ def remember(request: Request) -> Reply | None:
     """Asked to remember (or any other question): answer from the fact that best covers what it
     asks, rare words weighing more, the fact's own message as context. A partial match, a tie
     between two different facts, or a match only in something that recurs all night (seen in
-    passing, never noted), only hesitates."""
-    asked_to_remember = _asks_to_remember(request.question)
-    if not (asked_to_remember or material.is_question(request.question)):
+    passing, never noted), only hesitates. A line that is one speaker's quoted words (岡田さん：「…」)
+    is read as those words."""
+    spoken = [s for s in material.spoken(request.question)
+              if forms.lemmas(s) & (forms.INTERROGATIVES | forms.EN_WH | {"け"})]  # asks what or which: 「どのサイロだったっけ」
+    question = " ".join(spoken) or request.question
+    asked_to_remember = _asks_to_remember(question)
+    if not (asked_to_remember or material.is_question(question)):
         return None
-    if _only_asks_to_act(request.question):
+    if not asked_to_remember and any(forms.is_request(s) or forms.claims_permission(s) for s in spoken):
+        return None  # 山田さん：「…今もろて帰ってもええかな？」: an ask in the speaker's words, nothing to recall
+    if _only_asks_to_act(question):
         return None  # "Could you fetch me a blanket?": a request in question form, nothing to recall
-    if not asked_to_remember and _asks_for_a_deed(request.question):
+    if not asked_to_remember and _asks_for_a_deed(question):
         return None  # 「許可証？今日は忘れた。いいからゲート開けてよ」: an ask; its question is not about the night
-    topic = recall.topic_of(request.question)
+    topic = recall.topic_of(question)
     fact, score, sure = recall.best_fact(topic, material.facts(request.lines))
     if sure and not material.recurs(fact, request.lines):
         return Reply(phrase(request.lang, "recall", fact=_told_with(request, fact)),
