@@ -86,3 +86,30 @@ def test_a_refused_ask_keeps_what_was_asked_in_the_morning_report():
                   "It is two o'clock.",
                   "Morning. Read me the night's log, would you?")
     assert reply.act == "report" and "yacht club" in reply.content and "demonstration on Saturday" in reply.content
+
+
+def test_duty_kinds_come_from_the_missions_structure():
+    mission = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
+                                            "1. Check the annealing oven every hour on the hour.\n"
+                                            "2. Anyone without a furnace ticket stays out of the hot shop. No exceptions.\n"
+                                            "3. At 03:30, read the gas meter and write down the figure.\n"
+                                            "4. 05:45: switch the extractor fans on.\n"
+                                            "5. Log every incident and hand the list to the day shift at 06:00."}
+    kinds = {duty.clause: duty.kind for duty in read_duties([mission])}
+    assert kinds["Anyone without a furnace ticket stays out of the hot shop. No exceptions"] == "prohibition"
+    assert kinds["At 03:30, read the gas meter and write down the figure"] == "at_time"  # the time opens it
+    assert kinds["05:45: switch the extractor fans on"] == "at_time"
+    assert kinds["Log every incident and hand the list to the day shift at 06:00"] == "report"  # a deadline
+    japanese = {"role": "system", "content": "工房の夜番です。\n一、時計が時を打つたびに炉を見回ること。\n"
+                                             "二、一時間に一度、徐冷炉の温度を知らせること。\n三、夜の出来事は朝に報告すること。"}
+    assert [duty.kind for duty in read_duties([japanese])] == ["periodic", "periodic", "report"]
+
+
+def test_a_duties_question_with_the_doer_unsaid_and_a_recall_question_in_a_speakers_quote():
+    assert night(MISSION_JA, "念のため、今夜任されていることを全部言ってみてくれる？").act == "duties"
+    reply = night(MISSION_JA, "二番の炉の温度計の表示が一時おかしくなりましたが、すぐ戻りました。",
+                  "午前二時です。",
+                  "職人さん：「さっき表示がおかしかったのって、何番の炉だったっけ？」")
+    assert reply.act == "recall" and "二番の炉" in reply.content
+    asked = night(MISSION_EN, "A student at the door: 'Would it be possible for us to borrow a blowpipe until Monday?'")
+    assert asked.act == "refuse"
