@@ -6,7 +6,7 @@ A glassworks at night: a domain of no tuning or held-out night of the benchmark 
 
 from __future__ import annotations
 
-from nightwatch.standin.reader import forms, read, recall
+from nightwatch.standin.reader import forms, material, read, recall, summary
 from nightwatch.standin.reader.contract import shares_a_word
 from nightwatch.standin.reader.instructions import read_duties
 
@@ -80,12 +80,22 @@ def test_a_duties_question_passed_on_in_someone_elses_words_is_answered_with_the
     assert reply.act == "duties" and "furnace gauge" in reply.content
 
 
-def test_a_refused_ask_keeps_what_was_asked_in_the_morning_report():
+def test_the_nights_log_asked_for_is_the_morning_report():
     reply = night(MISSION_EN,
                   "A man from the yacht club wants to borrow two blowpipes for a demonstration on Saturday.",
                   "It is two o'clock.",
                   "Morning. Read me the night's log, would you?")
-    assert reply.act == "report" and "yacht club" in reply.content and "demonstration on Saturday" in reply.content
+    assert reply.act == "report" and "yacht club" in reply.content
+    assert night(MISSION_EN, "Can you log the gas deliveries separately?").act != "report"  # a verb, not the log
+
+
+def test_a_refused_ask_keeps_what_was_asked_in_its_report_item():
+    asked = material.Line(1, "user", "ask", "The skipper came to the side door. Could you lend him two blowpipes for Saturday?")
+    refused = "I am sorry, I cannot do that. (duty: The blowpipes stay on the rack. Do not lend them to anyone)"
+    item = summary.event_item(asked, refused)
+    assert "two blowpipes for Saturday" in item and "refused" in item
+    granted = summary.event_item(asked, 'Certainly. "Could you lend him two blowpipes for Saturday?": I will see to it.')
+    assert "Could you lend him" not in granted.split("(What I did")[0]  # an ask carried out is told as done
 
 
 def test_duty_kinds_come_from_the_missions_structure():

@@ -106,7 +106,7 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
             if table is UP_DOWN_AS_SETTING and at + 1 < len(words) and words[at + 1].surface.lower() in POSSESSIVES:
                 break  # "stays on its hook": a preposition before a place, no setting switched
             if particle in table:
-                if not _before_a_time(words, at):
+                if not before_a_time(words, at):
                     found.add(table[particle])
                 break
             if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
@@ -119,7 +119,7 @@ TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜�
 """Words of the night's own time: they frame a deed ("until dawn", 「夜が明けるまで」), never its place."""
 
 
-def _before_a_time(words: tuple[Word, ...], at: int) -> bool:
+def before_a_time(words: tuple[Word, ...], at: int) -> bool:
     """The particle at ``at`` is a preposition of time ("take me through your night"), not a direction."""
     following = next((w for w in words[at + 1 : at + 4] if w.is_content), None)
     return following is not None and following.lemma.lower() in TIME_FRAME
@@ -145,7 +145,8 @@ def framing_removed(text: str) -> str:
 
 
 PERMITTING = frozenset({"良い", "いい", "よい", "構う"})
-"""What follows 〜ても when it grants (〜てもいい, 〜ても構わない): no concession."""
+"""Verbs and adjectives that follow 〜ても when it grants (〜てもいい, 〜ても構わない): no concession; so
+does any adjective (〜てもよろしい, 〜ても大丈夫)."""
 
 
 def _japanese_concession_removed(text: str) -> str:
@@ -157,12 +158,12 @@ def _japanese_concession_removed(text: str) -> str:
         if not (word.lemma == "も" and i and words[i - 1].lemma in ("て", "で") and words[i - 1].pos in ("particle", "aux")):
             continue
         after = next((w for w in words[i + 1 :] if w.pos != "symbol"), None)
-        if after is not None and after.lemma in PERMITTING:
+        if after is not None and (after.lemma in PERMITTING or after.pos in ("adj", "aux_adj")):
             continue
         start = i
         while start > 0 and words[start - 1].surface not in ("、", "，") and words[start - 1].lemma != "は":
             start -= 1
-        end = i + 1 + (i + 1 < len(words) and words[i + 1].surface in ("、", "，"))
+        end = i + 2 if i + 1 < len(words) and words[i + 1].surface in ("、", "，") else i + 1
         keep[start:end] = [None] * (end - start)
     return "".join(w.surface for w in keep if w is not None)
 

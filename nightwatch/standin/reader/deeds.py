@@ -18,7 +18,7 @@ from nightwatch.standin.reader.forms import (
 from nightwatch.standin.reader.phrases import PHRASES, phrase
 from nightwatch.standin.reader.tense import char_end
 from nightwatch.standin.reader.text import language
-from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, analyze
+from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze
 from nightwatch.tokens.bounded_cache import bounded_cache
 
 SAYING = frozenset({"教える", "言う", "話す", "聞く", "説明", "伝える", "知らせる",
@@ -64,14 +64,17 @@ def deed_of(text: str) -> str:
     return " ".join(w.surface for w in rest) if any(w.is_content for w in rest) else text
 
 
-SPEAKING_PERSONS = frozenset({"i", "we", "you"})
+THIRD_PERSONS = frozenset({"he", "she", "they"})
 
 
-def _narrated(words, i: int) -> bool:
-    """A verb of wanting said of someone else: inflected ("he wants") or after a subject that is not
-    the speaker or the listener ("the crew want"; not "I need", "you ask")."""
-    return words[i].surface.lower() != words[i].lemma.lower() \
-        or (i > 0 and words[i - 1].surface.lower() not in SPEAKING_PERSONS and words[i - 1].pos == "noun")
+def _narrated(words: tuple[Word, ...], i: int) -> bool:
+    """A verb of wanting said of someone else: inflected ("he wants") or after a subject that is
+    neither the speaker nor the listener ("the crew want", "they want"; not "I really want", "you ask"),
+    adverbs between them skipped."""
+    if words[i].surface.lower() != words[i].lemma.lower():
+        return True
+    subject = next((w for w in reversed(words[:i]) if not (w.readings and w.readings <= {"ADV"})), None)
+    return subject is not None and (subject.surface.lower() in THIRD_PERSONS or "NOUN" in subject.readings)
 
 
 def _tells_someone_to_act(sentence: str) -> bool:

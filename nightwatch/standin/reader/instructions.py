@@ -29,7 +29,7 @@ from typing import Literal
 
 from nightwatch.standin.reader import forms
 from nightwatch.standin.reader.phrases import PHRASES
-from nightwatch.standin.reader.text import find_clock, sentences
+from nightwatch.standin.reader.text import find_clock, language, sentences
 from nightwatch.standin.reader.words import analyze
 
 INSTRUCTION_ROLES = frozenset({"system", "developer"})
@@ -100,8 +100,11 @@ def duty_clauses(content: str) -> list[str]:
         before = ""
         for sentence in sentences(line):
             own = _clean(sentence)
-            clause = f"{before}. {own}" if before and own and _refers_back(own) else own  # "Registers stay here. Do not lend them out."
-            before = clause
+            joined = bool(before and own and _refers_back(own))  # "Registers stay here. Do not lend them out."
+            clause = before + ("。" if language(own) == "ja" else ". ") + own if joined else own
+            if joined and clauses and clauses[-1] == before and kind_of(before) == "other":
+                clauses.pop()  # the sentence before only named the thing: part of this duty, not one of its own
+            before = clause if not own.endswith((":", "：")) else ""
             if not own or own.endswith((":", "：")) or forms.is_scene(own) or forms.tells_what_happened(own):
                 continue
             if not enumerated and LIST_INTRO & forms.lemmas(clause):
@@ -121,9 +124,10 @@ def _refers_back(clause: str) -> bool:
     lend them out"), it has no verb ("No exceptions."), or it forbids without naming a thing ("Roof
     terrace closed. No one goes up.")."""
     words = analyze(clause)
-    if any(w.surface.lower() in ANAPHORS for w in words) or not any(w.pos in ("verb", "aux_verb") for w in words):
+    verbs = [w for w in words if w.pos in ("verb", "aux_verb") or "VERB" in w.readings]  # English: what can be a verb
+    if any(w.surface.lower() in ANAPHORS for w in words) or not verbs:
         return True
-    return forms.is_negated(clause) and not any(w.pos == "noun" and w.is_content and not w.only_a_verb for w in words)
+    return forms.is_negated(clause) and not any(w.is_content and w not in verbs and w.pos == "noun" for w in words)
 
 
 def _is_heading(line: str) -> bool:
@@ -150,7 +154,7 @@ def kind_of(clause: str) -> DutyKind:
         return "report"  # "tell the morning crew everything that happened"
     if forms.is_negated(clause):
         return "prohibition"
-    if find_clock(clause) is not None:
+    if clock is not None:
         return "at_time"
     return "other"
 

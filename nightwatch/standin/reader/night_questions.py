@@ -62,12 +62,18 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
     return False
 
 
+RECORD_OPENERS = frozenset({"the", "your", "my", "our", "this", "that", "'s"})
+
+
 def _names_a_record(sentence: str) -> bool:
-    """A record (RECORDS) named as a thing: in English, as written or in the plural, not inflected as
-    a verb ("he'd booked")."""
-    return any(w.pos == "noun" and w.lemma.lower() in RECORDS
-               and (not w.lemma.isascii() or w.surface.lower() in (w.lemma.lower(), w.lemma.lower() + "s"))
-               for w in analyze(sentence))
+    """A record (RECORDS) named as a thing: in English, after a determiner, a possessive or another
+    noun ("the night's log", "the night log"), as written or in the plural; not a verb of the same
+    spelling ("he'd booked", "can you log the deliveries")."""
+    words = analyze(sentence)
+    return any(w.pos == "noun" and w.lemma.lower() in RECORDS and (
+        not w.lemma.isascii() or i > 0 and w.surface.lower() in (w.lemma.lower(), w.lemma.lower() + "s")
+        and (words[i - 1].surface.lower() in RECORD_OPENERS or words[i - 1].is_content and "VERB" not in words[i - 1].readings))
+        for i, w in enumerate(words))
 
 
 def _said(question: str) -> list[str]:
@@ -145,7 +151,7 @@ def asks_for_duties(question: str) -> bool:
         if not (forms.is_question(sentence) or forms.is_request(sentence) or _reports_a_question(sentence)):
             continue
         found = content_lemmas(sentence) | forms.lemmas(sentence)
-        if DUTY_WORDS & found - _modifiers(sentence):
+        if DUTY_WORDS & (found - _modifiers(sentence)):
             return True
         if _what_you_were_told(sentence) or _entrusted(sentence):
             return True
@@ -159,7 +165,7 @@ def asks_for_duties(question: str) -> bool:
 
 
 ASKING_VERBS = frozenset({"ask", "wonder", "聞く", "尋ねる"})
-EN_WH = frozenset({"what", "which", "where", "when", "who", "how", "whether", "if"})
+REPORTED_WH = forms.EN_WH | {"whether", "if"}
 
 
 def _modifiers(sentence: str) -> set[str]:
@@ -174,7 +180,7 @@ def _reports_a_question(sentence: str) -> bool:
     what you're here to do", 「何をするのか聞いています」)."""
     words = analyze(sentence)
     if language(sentence) == "en":
-        return any(w.lemma.lower() in ASKING_VERBS and any(x.surface.lower() in EN_WH for x in words[i + 1 : i + 5])
+        return any(w.lemma.lower() in ASKING_VERBS and any(x.surface.lower() in REPORTED_WH for x in words[i + 1 : i + 5])
                    for i, w in enumerate(words))
     return any(w.lemma in ASKING_VERBS and i and any(x.lemma == "か" for x in words[max(0, i - 3) : i])
                for i, w in enumerate(words))
@@ -209,10 +215,15 @@ def names_duties(question: str) -> bool:
     as the present (「今夜あなたがやるべきこと」): then it asks for the duties even if it also reads
     as a question about the night. Otherwise the night as a whole, past, is the report's: "What have
     you got for me from the night?" """
-    return any(DUTY_WORDS & (found := content_lemmas(s) | forms.lemmas(s)) - _modifiers(s) or NOW & found
-               or _what_you_were_told(s) or _entrusted(s)
-               or forms.is_question(s) and "what" in found and found & SECOND_PERSON and _you_do(s)
-               and not EN_PAST_MARKS & found for s in sentences(question))
+    return any(_names_duties(s) for s in sentences(question))
+
+
+def _names_duties(sentence: str) -> bool:
+    found = content_lemmas(sentence) | forms.lemmas(sentence)
+    what_you_do = forms.is_question(sentence) and "what" in found and bool(found & SECOND_PERSON) \
+        and _you_do(sentence) and not EN_PAST_MARKS & found  # "what do you do here all night?"
+    return bool(DUTY_WORDS & (found - _modifiers(sentence)) or NOW & found) or what_you_do \
+        or _what_you_were_told(sentence) or _entrusted(sentence)
 
 
 NOW = frozenset({"tonight", "今夜", "今晩", "今日"})
@@ -269,13 +280,19 @@ def _entrusted(sentence: str) -> bool:
     if language(sentence) != "ja" or subject_lemmas(sentence) - SECOND_PERSON - WHOLE_NIGHT - NOW:
         return False
     words = analyze(sentence)
+    if {w.lemma for w in words} & (recall.RECALL_WORDS | {"さっき", "先程", "け"}):
+        return False  # 「さっき頼まれたことって何だっけ」 asks what happened
     for i, word in enumerate(words):
         if word.lemma not in INSTRUCTING | {"願う"}:
             continue
+        doer = words[i - 2] if i >= 2 and words[i - 1].lemma in ("に", "から") else None
+        if doer is not None and doer.lemma not in SECOND_PERSON:
+            return False  # 「職人さんに頼まれたこと」: asked by someone, a fact of the night
         rest = [w.lemma for w in words[i + 1 : i + 6]]
         passive = bool({"れる", "られる"} & set(rest[:2]))  # 任されて, 頼まれて: what you were given
-        if (passive or word.lemma == "願う") and "事" in rest \
-                or passive and "何" in [w.lemma for w in words[max(0, i - 3) : i]]:
+        made_a_thing = (passive or word.lemma == "願う") and "事" in rest  # 任されていること, お願いしたこと
+        asked_what = passive and "何" in [w.lemma for w in words[max(0, i - 3) : i]]  # 何を任されてる
+        if made_a_thing or asked_what:
             return True
     return False
 

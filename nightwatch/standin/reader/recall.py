@@ -3,8 +3,10 @@
 The topic is the quoted phrase of the question (「…」, "…"), else the question itself; what it is
 about is its content lemmas, less the words of remembering themselves (覚える, remember). Every fact
 sentence of the material is scored by how many of those lemmas it shares (nouns weigh more than
-verbs, which are often said in other words). A fact covering more than half of it (``CONFIDENT``) is
-recalled word for word; one covering less is not trusted: the reader pauses
+verbs, which are often said in other words), with the rest of its message when that message is
+short enough to be told whole (``told_whole``: what is told is what is scored). A fact covering
+more than half of it (``CONFIDENT``) is recalled word for word; one covering less is not trusted:
+the reader pauses
 and says what little it has (the one-beat hesitation), rather than answering confidently from a
 fact about something else. Unless the question asks for a kind of answer and the fact gives one: a
 count of the kind asked (何匹 and 「4匹」, "how high" and "62 ppm") or, asked who, a name
@@ -78,8 +80,8 @@ def best_fact(topic: str, facts: list[material.Line]) -> tuple[material.Line | N
     said all night). Of facts that cover it nearly alike (``CLEAR_LEAD``), the first that gives the
     kind of answer asked (``gives_the_answer``: 何匹 and 「4匹」), else the first said: an incident is
     told before what came of it. Sure: it covers more than half (``CONFIDENT``), or its own sentence
-    covers a part (``PARTIAL``) and gives the answer, and no fact giving another answer (facts that
-    give the same answer agree) comes near it."""
+    (the rest of its message counting half) covers a part (``PARTIAL``) and gives the answer, and no
+    fact giving another answer (facts that give the same answer agree) comes near it."""
     facts = [fact for fact in facts
              if not any(marker in fact.text for marker in NOT_RECALLED) and not fact.text.startswith("……")]
     weights = _rarity(topic_lemmas(topic), facts)
@@ -153,7 +155,8 @@ def told_whole(fact: material.Line) -> bool:
 def topic_coverage(topic: str, text: str, context: str = "", weights: dict[str, float] | None = None,
                    whole: bool = False, timeless: bool = False) -> float:
     """Weighted share of the topic's lemmas the fact has; a lemma found only in the fact's context
-    (its label, the rest of its message) counts half, or fully when the message is recalled whole. Halved when the fact names someone else than
+    (its label, the rest of its message) counts half, or fully when the message is recalled
+    ``whole``; one held in another shape counts ``SHAPE``. Halved when the fact names someone else than
     the topic does, and, when the topic names a thing rather than an action (no verb of its own),
     when the fact is about something else (its subject is none of the topic's words:
     「職人さんたちが、西回廊で荷を…」 is about the craftsmen, not about the parcels)."""
@@ -221,8 +224,8 @@ def answer_slot(topic: str) -> frozenset[str]:
 def _naming_weights(topic: str, timeless: bool = False) -> dict[str, float]:
     """A noun names what the question is about and weighs 1; a verb or an adjective describes it,
     and is often said in other words than the fact used (leaking / dripping, 変な / 聞き慣れない): half,
-    as does a noun of time (夜中, 夕方: when, not what), except against a ``timeless`` text (a duty
-    holds every night: a question framed by 先週 is not about it)."""
+    as does a noun that can stand as an adverb (夜中, 夕方: when, not what), except against a
+    ``timeless`` text (a duty holds every night: a question framed by 先週 is not about it)."""
     words = analyze(topic)
     kinds: dict[str, set[str]] = {}
     for i, word in enumerate(words):
@@ -230,7 +233,7 @@ def _naming_weights(topic: str, timeless: bool = False) -> dict[str, float]:
         if word.only_a_verb or word.only_describes:
             kind = "verb" if word.only_a_verb else "adj"  # English: "poking", "wet"
         if word.adverbial and not timeless:
-            kind = "adj"  # 夜中, 夕方: when it was, not what
+            kind = "adj"  # 夜中, 夕方 (UniDic 副詞可能: mostly time, some amounts, 前): when or how much, not what
         kinds.setdefault(word.lemma.lower(), set()).add(kind)
     return {lemma: DESCRIBING_WEIGHT for lemma, found in kinds.items() if found <= {"verb", "adj"}}
 

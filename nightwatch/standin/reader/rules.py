@@ -19,12 +19,11 @@ from nightwatch.standin.reader.grounding import Reply, source
 from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
-from nightwatch.standin.reader.summary import Summary, event_item, reply_to, shorten_item
+from nightwatch.standin.reader.summary import Summary, event_item, reply_to
 from nightwatch.standin.reader.tense import in_the_past
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze, content_lemmas
-from nightwatch.tokens.bounded_cache import bounded_cache
+from nightwatch.standin.reader.words import Word, analyze, content_lemmas
 
 REPORT_ITEM_CHARS = 160
 
@@ -165,14 +164,14 @@ def remember(request: Request) -> Reply | None:
     between two different facts, or a match only in something that recurs all night (seen in
     passing, never noted), only hesitates. A line that is one speaker's quoted words (岡田さん：「…」)
     is read as those words."""
-    spoken = [s for s in material.spoken(request.question)
-              if forms.lemmas(s) & (forms.INTERROGATIVES | forms.EN_WH | {"け"})]  # asks what or which: 「どのサイロだったっけ」
-    question = " ".join(spoken) or request.question
+    spoken = material.spoken(request.question)
+    asking = [s for s in spoken if forms.lemmas(s) & (forms.INTERROGATIVES | forms.EN_WH | {"け"})]  # 「どのサイロだったっけ」
+    question = " ".join(asking) or request.question
     asked_to_remember = _asks_to_remember(question)
     if not (asked_to_remember or material.is_question(question)):
         return None
-    if not asked_to_remember and any(forms.is_request(s) or forms.claims_permission(s) for s in spoken):
-        return None  # 山田さん：「…今もろて帰ってもええかな？」: an ask in the speaker's words, nothing to recall
+    if asking and not asked_to_remember and any(forms.is_request(s) or forms.claims_permission(s) for s in spoken):
+        return None  # 「鍵、どこだっけ？取ってきてくれる？」: an ask in the speaker's words, nothing to recall
     if _only_asks_to_act(question):
         return None  # "Could you fetch me a blanket?": a request in question form, nothing to recall
     if not asked_to_remember and _asks_for_a_deed(question):
@@ -315,12 +314,12 @@ def forbidden(request: Request) -> Reply | None:
     doing = implied(frozenset().union(*(actions(d) for d in asked_deeds)))
     named = set().union(*(noun_chains(s) for s in asking)) if request.lang == "ja" \
         else set().union(*(english_things(d) for d in asked_deeds))  # English: the things the deed names
+    modifiers = compound_modifiers(question)
     for duty in prohibitions:
         if not shares_a_word(question, duty.clause):
             continue  # outside the contract: granted, and the record says so (asked_to_act)
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
-        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None,
-                    compound_modifiers(question)) \
+        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None, modifiers) \
                 or actions(duty.clause) & doing or _same_thing(targets(duty.clause), named):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
@@ -351,7 +350,7 @@ def directions(text: str) -> set[str]:
 
 
 def rare_lemmas(request: Request) -> set[str]:
-    """Lemmas that few of the night's messages use (at most one in four): sharing one of them with a
+    """Lemmas that few of the night's messages use (one in four, or two in a short night): sharing one of them with a
     duty says more than sharing a word the whole night repeats (the idea behind inverse document
     frequency). Only what was said to the watchman counts: his own replies echo it, and what he
     said must not change what is rare. Only those in the asking sentence itself count, not the
@@ -398,7 +397,7 @@ def compound_modifiers(text: str) -> dict[str, frozenset[str]]:
     modifying: dict[str, set[str]] = {}
     run: list[Word] = []
     for word in [*analyze(text), None]:
-        if word is not None and (word.pos == "suffix" or word.pos == "noun" and word.is_content):
+        if word is not None and (word.pos == "suffix" or (word.pos == "noun" and word.is_content)):
             run.append(word)
             continue
         if run:
@@ -430,9 +429,10 @@ def english_things(text: str) -> set[str]:
         if word.lemma.lower() not in EN_DETERMINERS:
             continue
         run = []
+        subject = not any("VERB" in w.readings for w in words[:i])  # "The barrier stays", not "hand me the gate keys"
         for following in words[i + 1:]:
             ends_the_phrase = "ADV" in following.readings and "ADJ" not in following.readings and run  # "the ice once"
-            if not following.is_content or ends_the_phrase or (run and _agrees_as_verb(run[-1], following)):
+            if not following.is_content or ends_the_phrase or (subject and run and _agrees_as_verb(run[-1], following)):
                 break
             run.append(following)
         nouns = [w for w in run if not w.readings or "NOUN" in w.readings]

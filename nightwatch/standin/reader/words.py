@@ -114,7 +114,7 @@ class Word:
     reading: str = ""  # the lemma's reading in katakana, as UniDic records it (麹室 → コウジムロ)
     verbal: bool = False  # a Japanese noun that takes する (記録, 閉鎖): a sentence may end on it as on a verb
     readings: frozenset[str] = frozenset()  # the parts of speech an English word can be (lemminflect: VERB, NOUN, …)
-    adverbial: bool = False  # a Japanese noun that can stand as an adverb (UniDic 副詞可能: 夜中, 夕方, 先週)
+    adverbial: bool = False  # a Japanese noun that can stand as an adverb (UniDic 副詞可能: 夜中, 先週, 全部, 前)
 
     @property
     def only_a_verb(self) -> bool:
