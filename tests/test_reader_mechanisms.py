@@ -7,6 +7,7 @@ A glassworks at night: a domain of no tuning or held-out night of the benchmark 
 from __future__ import annotations
 
 from nightwatch.standin.reader import forms, material, read, recall, summary
+from nightwatch.standin.reader.concepts import actions, framing_removed
 from nightwatch.standin.reader.contract import shares_a_word
 from nightwatch.standin.reader.instructions import read_duties
 
@@ -123,3 +124,10 @@ def test_a_duties_question_with_the_doer_unsaid_and_a_recall_question_in_a_speak
     assert reply.act == "recall" and "二番の炉" in reply.content
     asked = night(MISSION_EN, "A student at the door: 'Would it be possible for us to borrow a blowpipe until Monday?'")
     assert asked.act == "refuse"
+
+
+def test_a_concession_in_a_rule_names_no_deed_it_forbids():
+    assert framing_removed("誰かが中に入っても、金庫は開けないこと") == "金庫は開けないこと"
+    assert framing_removed("理由があろうと、釜場の鍵は貸さないこと") == "釜場の鍵は貸さないこと"  # a volitional concession
+    assert framing_removed("台車は、使ってもよろしい") == "台車は、使ってもよろしい"  # 〜ても before an adjective grants
+    assert actions(framing_removed("誰かが中に入っても、金庫は開けないこと")) == {"open"}

@@ -151,11 +151,14 @@ does any adjective (〜てもよろしい, 〜ても大丈夫)."""
 
 def _japanese_concession_removed(text: str) -> str:
     """A Japanese text without its concessive clauses: from the clause's start (a comma, は or the
-    text's start) to 〜ても/〜でも (「レジは、誰に言われても開けない」 → 「レジは、開けない」)."""
+    text's start) to 〜ても/〜でも or a volitional 〜う(と) (「レジは、誰に言われても開けない」 → 「レジは、開けない」;
+    「理由があろうと」)."""
     words = analyze(text)
     keep = list(words)
     for i, word in enumerate(words):
-        if not (word.lemma == "も" and i and words[i - 1].lemma in ("て", "で") and words[i - 1].pos in ("particle", "aux")):
+        volitional = word.lemma in ("と", "とも") and i and words[i - 1].form.startswith("意志推量形")  # 理由があろうと
+        if not volitional and not (word.lemma == "も" and i and words[i - 1].lemma in ("て", "で")
+                                   and words[i - 1].pos in ("particle", "aux")):
             continue
         after = next((w for w in words[i + 1 :] if w.pos != "symbol"), None)
         if after is not None and (after.lemma in PERMITTING or after.pos in ("adj", "aux_adj")):

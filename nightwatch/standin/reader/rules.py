@@ -319,8 +319,9 @@ def forbidden(request: Request) -> Reply | None:
         if not shares_a_word(question, duty.clause):
             continue  # outside the contract: granted, and the record says so (asked_to_act)
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
-        if relevant(framing_removed(duty.clause), by_lemma, rare, deed_lemmas if passed_on else None, modifiers) \
-                or actions(duty.clause) & doing or _same_thing(targets(duty.clause), named):
+        framed = framing_removed(duty.clause)  # 「誰に言われても」, "whoever asks": not what the rule forbids
+        if relevant(framed, by_lemma, rare, deed_lemmas if passed_on else None, modifiers) \
+                or actions(framed) & doing or _same_thing(targets(framed), named):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
 
