@@ -131,3 +131,8 @@ def test_a_concession_in_a_rule_names_no_deed_it_forbids():
     assert framing_removed("理由があろうと、釜場の鍵は貸さないこと") == "釜場の鍵は貸さないこと"  # a volitional concession
     assert framing_removed("台車は、使ってもよろしい") == "台車は、使ってもよろしい"  # 〜ても before an adjective grants
     assert actions(framing_removed("誰かが中に入っても、金庫は開けないこと")) == {"open"}
+
+
+def test_asking_someone_is_a_deed_and_being_told_is_not():
+    assert night(MISSION_JA, "運転手さんに名前を聞いておいてもらえますか。").act == "comply"  # go and ask: a deed, no recall
+    assert night(MISSION_JA, "夜中のことを聞かせてください。").act == "report"  # the causative asks to be told

@@ -31,15 +31,22 @@ PASSING_ON = SAYING | {"give", "show", "渡す", "見せる", "漏らす"}
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
 def requested_verbs(sentence: str) -> frozenset[str]:
     """The verb a request asks to be done: in Japanese its last verb (the head comes last:
-    「まとめて聞かせて」 asks to be told, 聞く), or the verbal noun before する (説明して); in English
+    「まとめて聞かせて」 asks to be told, 聞く; 「名前を聞いておいて」 without the causative asks to go
+    and ask, 尋ねる), or the verbal noun before する (説明して); in English
     the verb an imperative opens with, or the one after "you" or "please" ("could you tell me")."""
     if not is_request(sentence):
         return frozenset()
     words = analyze(sentence)
     if language(sentence) == "ja":
-        verbs = [w.lemma if not (w.lemma == "為る" and i and words[i - 1].verbal) else words[i - 1].lemma
+        verbs = [(i, w.lemma if not (w.lemma == "為る" and i and words[i - 1].verbal) else words[i - 1].lemma)
                  for i, w in enumerate(words) if w.pos == "verb"]
-        return frozenset(verbs[-1:])
+        if not verbs:
+            return frozenset()
+        at, verb = verbs[-1]
+        causative = at + 1 < len(words) and words[at + 1].lemma in ("せる", "させる")
+        if verb == "聞く" and not causative:
+            return frozenset({"尋ねる"})  # 「聞いておいて」: go and ask (or listen), a deed; 「聞かせて」 is to be told
+        return frozenset({verb})
     lowered = [w.surface.lower() for w in words]
     for i, word in enumerate(lowered[:-1]):
         if word in ("you", "please") and words[i + 1].pos == "noun":
