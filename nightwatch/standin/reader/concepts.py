@@ -100,18 +100,32 @@ def _english_clause_actions(words: tuple[Word, ...]) -> set[str]:
         found |= _MEMBERS.get(lemma, set())
         if word.readings and "VERB" not in word.readings:
             continue  # "No visitors on the floor": a particle after what is no verb switches nothing on
-        for at, later in enumerate(words[i + 1 : i + 1 + PARTICLE_REACH], start=i + 1):
-            particle = later.surface.lower()
-            table = UP_DOWN_AS_MOTION if lemma in MOVING else UP_DOWN_AS_SETTING
-            if table is UP_DOWN_AS_SETTING and at + 1 < len(words) and words[at + 1].surface.lower() in POSSESSIVES:
-                break  # "stays on its hook": a preposition before a place, no setting switched
-            if particle in table:
-                if not before_a_time(words, at):
-                    found.add(table[particle])
-                break
-            if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
-                break  # the next verb starts its own phrase
+        table = UP_DOWN_AS_MOTION if lemma in MOVING else UP_DOWN_AS_SETTING
+        at = particle_after(words, i, table)
+        if at is not None:
+            found.add(table[words[at].surface.lower()])
     return found
+
+
+CONJUNCTIONS = frozenset({"and", "or", "but", "then"})
+
+
+def particle_after(words: tuple[Word, ...], i: int, table: dict[str, str]) -> int | None:
+    """Where the particle of the verb at ``i`` stands (a key of ``table``, within ``PARTICLE_REACH``),
+    or None: the verb's phrase ends at a conjunction ("come and look in the kiln") or at the next
+    verb of the action table; "stays on its hook" switches nothing on (a setting's particle before a
+    possessive is a preposition), and "through your night" is a time, not a direction."""
+    for at in range(i + 1, min(i + 1 + PARTICLE_REACH, len(words))):
+        later = words[at]
+        if later.surface.lower() in CONJUNCTIONS:
+            return None
+        if table is UP_DOWN_AS_SETTING and at + 1 < len(words) and words[at + 1].surface.lower() in POSSESSIVES:
+            return None
+        if later.surface.lower() in table:
+            return None if before_a_time(words, at) else at
+        if later.pos == "noun" and later.surface[:1].islower() and _MEMBERS.get(later.lemma.lower()):
+            return None
+    return None
 
 
 TIME_FRAME = frozenset({"夜", "朝", "夜明け", "明ける", "今夜", "夜中", "夜間", "晩", "一晩",

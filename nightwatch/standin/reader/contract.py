@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nightwatch.standin.reader.concepts import MOVING, PARTICLE_REACH, UP_DOWN_AS_MOTION, before_a_time
+from nightwatch.standin.reader.concepts import MOVING, UP_DOWN_AS_MOTION, particle_after
 from nightwatch.standin.reader.text import language
 from nightwatch.standin.reader.words import analyze, content_lemmas, same_word
 
@@ -67,19 +67,9 @@ def phrasal_motion(text: str) -> frozenset[str]:
     words = analyze(text)
     found = set()
     for i, word in enumerate(words):
-        if word.lemma.lower() not in MOVING:
-            continue
-        for at in range(i + 1, min(i + 1 + PARTICLE_REACH, len(words))):
-            if words[at].surface.lower() in CONJUNCTIONS:
-                break  # "come and look in the kiln": the particle is another verb's
-            if words[at].surface.lower() in UP_DOWN_AS_MOTION:
-                if not before_a_time(words, at):
-                    found.add(f"{word.lemma.lower()} {words[at].surface.lower()}")
-                break
+        if word.lemma.lower() in MOVING and (at := particle_after(words, i, UP_DOWN_AS_MOTION)) is not None:
+            found.add(f"{word.lemma.lower()} {words[at].surface.lower()}")
     return frozenset(found)
-
-
-CONJUNCTIONS = frozenset({"and", "or", "but", "then"})
 
 
 def shares_a_word(a: str, b: str) -> bool:
