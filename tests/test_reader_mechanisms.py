@@ -136,3 +136,10 @@ def test_a_concession_in_a_rule_names_no_deed_it_forbids():
 def test_asking_someone_is_a_deed_and_being_told_is_not():
     assert night(MISSION_JA, "運転手さんに名前を聞いておいてもらえますか。").act == "comply"  # go and ask: a deed, no recall
     assert night(MISSION_JA, "夜中のことを聞かせてください。").act == "report"  # the causative asks to be told
+
+
+def test_a_need_told_beside_a_request_is_its_reason_not_its_deed():
+    asked = "A student at the door: 'Could I borrow one of the blowpipes tonight? The class needs a demonstration first thing.'"
+    assert night(MISSION_EN, asked).act == "refuse"  # the deed is the borrowing; the class's need is why
+    passed_on = "The student at the door says his tutor needs the furnace gauge photographed for the class."
+    assert night(MISSION_EN, passed_on).act != "refuse"  # a need told of alone is the deed: no rule forbids a photograph

@@ -299,15 +299,16 @@ def forbidden(request: Request) -> Reply | None:
     # Units of speech: each sentence said in the speaker's own voice, and each quoted speech whole
     # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
     units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
-    asking = [" ".join(unit) for unit in units
-              if any(_asks(s) for s in unit) and not all(forms.gives_a_reason(s) for s in unit)]
+    asking_units = [unit for unit in units if any(_asks(s) for s in unit) and not all(forms.gives_a_reason(s) for s in unit)]
+    asking = [" ".join(unit) for unit in asking_units]
     prohibitions = request.duties_of("prohibition")
     if not any(deeds.PASSING_ON & forms.lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
         asking = [unit for unit in asking if not _only_to_be_told(unit)]
     if not asking:
         return None
+    asking_units = [unit for unit in asking_units if " ".join(unit) in asking]
     asked = (set(content_lemmas(question)) | directions(question)) - forms.ASKING  # the ask and its scene
-    asked_deeds = [deeds.deed_of(s) for s in asking]
+    asked_deeds = [_deed_of_unit(unit) for unit in asking_units]
     deed_lemmas = set().union(*(content_lemmas(d) | directions(d) for d in asked_deeds))
     rare = rare_lemmas(request) & deed_lemmas
     passed_on = asked_deeds != asking  # an English narration of an ask: the deed is what follows "asks"
@@ -324,6 +325,16 @@ def forbidden(request: Request) -> Reply | None:
                 or actions(framed) & doing or _same_thing(targets(framed), named):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
+
+
+def _deed_of_unit(unit: list[str]) -> str:
+    """What a unit of speech asks to have done: the deed its asking sentences pass on ("he wants the
+    gate opened"), else the unit whole. Beside a request in the speaker's own voice ("Could I borrow
+    the key?"), a need told of ("Tray 6 needs a drip") gives a reason, not the deed."""
+    if any(forms.is_direct_request(s) for s in unit):
+        return " ".join(unit)
+    passed_on = [deed for deed in (deeds.deed_of(s) for s in unit if _asks(s)) if deed not in unit]
+    return " ".join(passed_on) if passed_on else " ".join(unit)
 
 
 def _same_thing(targets_: set[str], named: set[str]) -> bool:
