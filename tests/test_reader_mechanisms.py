@@ -143,3 +143,20 @@ def test_a_need_told_beside_a_request_is_its_reason_not_its_deed():
     assert night(MISSION_EN, asked).act == "refuse"  # the deed is the borrowing; the class's need is why
     passed_on = "The student at the door says his tutor needs the furnace gauge photographed for the class."
     assert night(MISSION_EN, passed_on).act != "refuse"  # a need told of alone is the deed: no rule forbids a photograph
+
+
+def test_a_missions_orders_are_read_in_every_grammatical_shape():
+    mission = {"role": "system", "content": "You are the night keeper of the Harbour Glassworks.\n"
+                                            "- Check the furnace gauge every hour and say whether it is steady.\n"
+                                            "- Once the doors are locked, no blowpipe leaves the building.\n"
+                                            "- You are not to give the kiln keys to anyone.\n"
+                                            "- Nobody goes into the annealing room. No exceptions.\n"
+                                            "- Radios stay switched off in the mould store.\n"
+                                            "- Write down anything unusual for the morning."}
+    read = [(duty.kind, duty.clause) for duty in read_duties([mission])]
+    assert read == [("periodic", "Check the furnace gauge every hour and say whether it is steady"),
+                    ("prohibition", "Once the doors are locked, no blowpipe leaves the building"),  # the main clause's tense
+                    ("prohibition", "You are not to give the kiln keys to anyone"),  # an order, not who you are
+                    ("prohibition", "Nobody goes into the annealing room. No exceptions"),  # restated: one duty, not two
+                    ("other", "Radios stay switched off in the mould store"),  # present: "stay" agrees with "Radios"
+                    ("report", "Write down anything unusual for the morning")]

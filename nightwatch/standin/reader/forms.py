@@ -22,7 +22,7 @@ import re
 import simplemma
 
 from nightwatch.standin.reader.words import (
-    ENGLISH_DETERMINERS, WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, analyze, language,
+    ENGLISH_DETERMINERS, WORD_CACHE_BYTES, WORD_CACHE_ENTRIES, Word, agrees_as_verb, analyze, language,
 )
 from nightwatch.tokens.bounded_cache import bounded_cache
 
@@ -315,8 +315,9 @@ def is_scene(sentence: str) -> bool:
         return not any(w.pos in ("verb", "aux_verb") for w in words) and not is_negated(sentence) \
             and not (last is not None and last.verbal)
     lowered = [w.surface.lower() for w in words]
+    obliged = "to" in lowered[2:4] and lowered[2] in ("to", "not", "never")  # "You are (not) to give out…": an order
     return len(lowered) > 1 and lowered[0] in ("you", "you're", "this", "tonight") and \
-        (lowered[1] in EN_COPULAS or lowered[0] == "you're") and not is_request(sentence) and \
+        (lowered[1] in EN_COPULAS or lowered[0] == "you're") and not is_request(sentence) and not obliged and \
         not any(w in ("must", "should", "will", "shall", "never", "always") for w in lowered)
 
 
@@ -330,6 +331,7 @@ EN_PAST = frozenset({"was", "were", "had", "did", "said", "went", "came", "left"
 
 EN_ARTICLES = frozenset("the a an this that these those my your his her its our their all some any every each no".split())
 EN_ARTICLES_AND_PRONOUNS = EN_ARTICLES | frozenset("i you he she we they it me him us them".split())
+EN_SUBORDINATORS = frozenset("once when whenever after before until till if while since as unless".split())
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -349,6 +351,8 @@ def tells_what_happened(sentence: str) -> bool:
         return False
     if not {w.surface.lower() for w in words} & EN_ARTICLES_AND_PRONOUNS:
         return False  # note style, articles dropped ("Back door bolted from 22:00."): an order, not a record
+    if lowered[0] in EN_SUBORDINATORS and "," in sentence:  # "Once we're closed, no artwork leaves": the main clause has the tense
+        words = [w for w in analyze(sentence.split(",", 1)[1]) if w.pos != "symbol" and not w.surface.startswith("'")]
     for before, word in zip(words, words[1:6]):  # the first inflected verb says the tense: "stays locked" is present
         surface = word.surface.lower()
         if before.surface.lower() in EN_ARTICLES:
@@ -356,8 +360,9 @@ def tells_what_happened(sentence: str) -> bool:
         if surface in EN_PAST or (surface.endswith("ed") and len(surface) > 4 and word.lemma != surface):
             return True
         if surface in ("is", "are", "am", "'s", "'re") or (surface.endswith("s") and word.pos == "noun"
-                                                          and word.lemma != surface and word is not words[0]):
-            return False
+                                                          and word.lemma != surface and word is not words[0]) \
+                or (before.pos == "noun" and before.is_content and agrees_as_verb(before, word)):
+            return False  # "Phones *stay* switched off": a present verb agreeing with its subject
     return False
 
 

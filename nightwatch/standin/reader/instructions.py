@@ -102,15 +102,15 @@ def duty_clauses(content: str) -> list[str]:
             own = _clean(sentence)
             joined = bool(before and own and _refers_back(own))  # "Registers stay here. Do not lend them out."
             clause = before + ("。" if language(own) == "ja" else ". ") + own if joined else own
-            if joined and clauses and clauses[-1] == before and kind_of(before) == "other":
-                clauses.pop()  # the sentence before only named the thing: part of this duty, not one of its own
-            before = clause if not own.endswith((":", "：")) else ""
+            previous, before = before, clause if not own.endswith((":", "：")) else ""
             if not own or own.endswith((":", "：")) or forms.is_scene(own) or forms.tells_what_happened(own):
                 continue
             if not enumerated and LIST_INTRO & forms.lemmas(clause):
                 continue
             if not any(w.is_content for w in analyze(clause)):
                 continue
+            if joined and clauses and clauses[-1] == previous and kind_of(previous) in ("other", kind_of(clause)):
+                clauses.pop()  # the sentence before only named the thing, or this one restates its duty ("No exceptions.")
             clauses.append(clause)
     return clauses
 

@@ -23,7 +23,7 @@ from nightwatch.standin.reader.summary import Summary, event_item, reply_to
 from nightwatch.standin.reader.tense import in_the_past
 from nightwatch.standin.reader.summary_request import summarize_request
 from nightwatch.standin.reader.text import Clock, find_clock, language, outside_quotes, quoted, sentences
-from nightwatch.standin.reader.words import Word, analyze, content_lemmas
+from nightwatch.standin.reader.words import Word, agrees_as_verb, analyze, content_lemmas
 
 REPORT_ITEM_CHARS = 160
 
@@ -444,24 +444,13 @@ def english_things(text: str) -> set[str]:
         subject = not any("VERB" in w.readings for w in words[:i])  # "The barrier stays", not "hand me the gate keys"
         for following in words[i + 1:]:
             ends_the_phrase = "ADV" in following.readings and "ADJ" not in following.readings and run  # "the ice once"
-            if not following.is_content or ends_the_phrase or (subject and run and _agrees_as_verb(run[-1], following)):
+            if not following.is_content or ends_the_phrase or (subject and run and agrees_as_verb(run[-1], following)):
                 break
             run.append(following)
         nouns = [w for w in run if not w.readings or "NOUN" in w.readings]
         if nouns:
             things.add(nouns[-1].lemma.lower())
     return things
-
-
-def _agrees_as_verb(noun: Word, word: Word) -> bool:
-    """A word that can be a verb and agrees with the noun before it as its verb: "the barrier
-    *stays*" (a singular noun, a verb in -s), "no keys *leave*" (a plural, the bare verb). Then the
-    noun phrase ended with the noun."""
-    if "VERB" not in word.readings:
-        return False
-    singular = noun.surface.lower() == noun.lemma.lower()
-    bare = word.surface.lower() == word.lemma.lower()
-    return (singular and not bare and word.surface.lower().endswith("s")) or (not singular and bare)
 
 
 def targets(clause: str) -> set[str]:

@@ -289,3 +289,13 @@ def proper_names(text: str) -> frozenset[str]:
     return frozenset(w.lemma.lower() for i, w in enumerate(words)
                      if i > 0 and w.pos == "noun" and w.surface[:1].isupper() and words[i - 1].surface not in ".!?")
 
+
+def agrees_as_verb(noun: Word, word: Word) -> bool:
+    """A word that can be a verb and agrees with the noun before it as its verb: "the barrier
+    *stays*" (a singular noun, a verb in -s), "no keys *leave*" (a plural, the bare verb). Then the
+    noun phrase ended with the noun."""
+    if "VERB" not in word.readings:
+        return False
+    singular = noun.surface.lower() == noun.lemma.lower()
+    bare = word.surface.lower() == word.lemma.lower()
+    return (singular and not bare and word.surface.lower().endswith("s")) or (not singular and bare)
