@@ -160,3 +160,13 @@ def test_a_missions_orders_are_read_in_every_grammatical_shape():
                     ("prohibition", "Nobody goes into the annealing room. No exceptions"),  # restated: one duty, not two
                     ("other", "Radios stay switched off in the mould store"),  # present: "stay" agrees with "Radios"
                     ("report", "Write down anything unusual for the morning")]
+
+
+def test_a_span_of_the_watch_asked_about_whole_is_the_report():
+    evening = ("（22時）職人さんが明日の出荷分の箱を積み終えて帰りました。", "（1時）裏口の鍵が少し緩んでいます。")
+    for asked in ("夜勤中にあったこと、ひととおり聞かせてくれる？",  # a span: 夜勤 before 中
+                  "留守のあいだのこと、漏れなく教えてください。",  # a span: before の間; 漏れなく only says how
+                  "夜の分、聞かせてもらえるかな。",  # the night's share, though a fact says 出荷分
+                  "夜間の申し送りをどうぞ。"):  # the report as an object, the verb left to the listener
+        assert night(MISSION_JA, *evening, asked).act == "report", asked
+    assert night(MISSION_JA, *evening, "異変なし。").act != "report"  # names no object and asks nothing

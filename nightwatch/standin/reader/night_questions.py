@@ -37,21 +37,23 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
     happened with no one thing named (a question that names a fact of the night is recall), or
     names what a report duty names."""
     for sentence in _said(question):
-        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence)):
-            continue
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
+        prompt = _asked_without_a_verb(sentence)
+        if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence) or prompt):
+            continue
         if recall.RECALL_WORDS & found or DUTY_WORDS & found:
             continue
+        span, of_the_night = _night_frames(sentence)
         asked_about = named_in(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING - recall.WHEN_ASKED - forms.ASKING \
-            - forms.EN_OPENERS
+            - forms.EN_OPENERS - span
         if REPORTING & found and len(asked_about) <= 2:
             return True
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
             return True  # "Anything I should know?": whatever there is to know, nothing named
-        whole_night = (HAPPENING | WHOLE_NIGHT) & found
+        whole_night = (HAPPENING | WHOLE_NIGHT) & found or span
         if WHOLE_NIGHT & found and _names_a_record(sentence):
             return True  # 「夜の記録を読み上げて」, "read me the night's log": the night's record is the report
-        if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING, lines) and (
+        if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING - of_the_night, lines) and (
                 forms.is_request(sentence) or found & (
                 forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})):
             return True  # "How did the night go?", "Talk me through the night."
@@ -60,6 +62,37 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
                and (whole_night or shared & RECORDS)):
             return True  # it names what the report duty names ("write me up the night", "let's hear the log")
     return False
+
+
+def _asked_without_a_verb(sentence: str) -> bool:
+    """「申し送りをどうぞ」「報告を。」: a report named as an object (を) that no verb takes, the verb left
+    to the listener; 「異変なし」 names no object and asks nothing."""
+    words = analyze(sentence)
+    return language(sentence) == "ja" and not any(w.pos in ("verb", "aux_verb") for w in words) and any(
+        w.lemma in REPORTING and following.lemma == "を" for w, following in zip(words, words[1:]))
+
+
+def _night_frames(sentence: str) -> tuple[set[str], set[str]]:
+    """In Japanese, the words that make a span of time (夜勤中, 留守のあいだ: a noun before 中 or before
+    の間) and the nouns said to be of the night or of such a span (夜の分, 夜のあいだの様子): asked
+    about with nothing else, they ask for the whole watch, not for one fact."""
+    if language(sentence) != "ja":
+        return set(), set()
+    words = analyze(sentence)
+    span: set[str] = set()
+    of_the_night: set[str] = set()
+    for i, word in enumerate(words):
+        following = words[i + 1] if i + 1 < len(words) else None
+        if word.pos == "noun" and following is not None and (
+                (following.pos == "suffix" and following.lemma == "中")
+                or (following.lemma == "の" and i + 2 < len(words) and words[i + 2].lemma == "間")):
+            span.add(word.lemma)
+        if word.lemma == "間" and i > 0 and words[i - 1].lemma == "の":
+            span.add(word.lemma)
+        if word.lemma == "の" and i > 0 and (words[i - 1].lemma in span | WHOLE_NIGHT or words[i - 1].lemma == "中") \
+                and following is not None and following.pos == "noun":
+            of_the_night.add(following.lemma)
+    return span, of_the_night
 
 
 RECORD_OPENERS = frozenset({"the", "your", "my", "our", "this", "that", "'s"})
@@ -92,12 +125,14 @@ introduce what is asked about (「傘の件ですが、…」) and stay."""
 def named_in(sentence: str) -> set[str]:
     """What a sentence names, less what only frames it: a lead-in before a colon when the rest asks
     on its own, a clause that gives a reason first (「朝礼に出しますので、」, "before I sign the
-    ledger,"), a count in words (ひととおり; "23:10" names a time) and the helper verbs of giving and
-    receiving (〜いただけますか)."""
+    ledger,"), a count in words (ひととおり; "23:10" names a time), a noun that only says how (漏れなく)
+    and the helper verbs of giving and receiving (〜いただけますか)."""
     text = _reason_removed(framing_removed(recall.after_lead_in(sentence)))
     words = analyze(text)
     counts = {w.lemma.lower() for w in words if w.pos == "num" and not any(c.isdigit() for c in w.surface)}  # ひと通り
-    framing = counts | forms.GIVING_HELPERS
+    manner = {w.lemma for w, following in zip(words, words[1:])
+              if w.pos == "noun" and following.lemma == "無い" and following.form.startswith("連用形")}  # 漏れなく
+    framing = counts | manner | forms.GIVING_HELPERS
     return set(content_lemmas(text)) - framing
 
 
