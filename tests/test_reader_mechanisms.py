@@ -170,3 +170,9 @@ def test_a_span_of_the_watch_asked_about_whole_is_the_report():
                   "夜間の申し送りをどうぞ。"):  # the report as an object, the verb left to the listener
         assert night(MISSION_JA, *evening, asked).act == "report", asked
     assert night(MISSION_JA, *evening, "異変なし。").act != "report"  # names no object and asks nothing
+
+
+def test_a_duties_question_read_past_a_reason_and_through_a_verbs_noun():
+    reasoned = "見習いの子が知りたがっているので、この夜番で任されていることを説明してあげてください。"
+    assert night(MISSION_JA, reasoned).act == "duties"  # the reason's subject (見習いの子) is not the one entrusted
+    assert night(MISSION_JA, "今夜のあなたの受け持ち、何と何でしたっけ？").act == "duties"  # 受け持ち: the noun of 受け持つ

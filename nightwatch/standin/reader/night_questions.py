@@ -185,7 +185,7 @@ def asks_for_duties(question: str) -> bool:
     for sentence in _said(question):
         if not (forms.is_question(sentence) or forms.is_request(sentence) or _reports_a_question(sentence)):
             continue
-        found = content_lemmas(sentence) | forms.lemmas(sentence)
+        found = content_lemmas(sentence) | forms.lemmas(sentence) | _verbs_as_nouns(sentence)
         if DUTY_WORDS & (found - _modifiers(sentence)):
             return True
         if _what_you_were_told(sentence) or _entrusted(sentence):
@@ -201,6 +201,14 @@ def asks_for_duties(question: str) -> bool:
 
 ASKING_VERBS = frozenset({"ask", "wonder", "聞く", "尋ねる"})
 REPORTED_WH = forms.EN_WH | {"whether", "if"}
+
+
+def _verbs_as_nouns(sentence: str) -> set[str]:
+    """Japanese verbs in their 連用形 after の, used as nouns and read as written (「あなたの受け持ち」:
+    受け持ち, the noun, not the verb 受け持つ)."""
+    words = analyze(sentence) if language(sentence) == "ja" else ()
+    return {w.surface for before, w in zip(words, words[1:])
+            if w.pos == "verb" and w.form.startswith("連用形") and before.lemma == "の"}
 
 
 def _modifiers(sentence: str) -> set[str]:
@@ -312,6 +320,7 @@ def _what_you_were_told(sentence: str) -> bool:
 def _entrusted(sentence: str) -> bool:
     """Japanese, the doer unsaid: what was entrusted or asked, made a thing to be told, and no one
     else its subject (「今夜の夜番で任されていること」「今夜お願いしたこと」「何を任されてるの」)."""
+    sentence = _reason_removed(sentence)  # 「新人さんが知りたがっているので、」 gives a reason; its subject is not the doer's
     if language(sentence) != "ja" or subject_lemmas(sentence) - SECOND_PERSON - WHOLE_NIGHT - NOW:
         return False
     words = analyze(sentence)
