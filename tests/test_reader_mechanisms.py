@@ -176,3 +176,10 @@ def test_a_duties_question_read_past_a_reason_and_through_a_verbs_noun():
     reasoned = "見習いの子が知りたがっているので、この夜番で任されていることを説明してあげてください。"
     assert night(MISSION_JA, reasoned).act == "duties"  # the reason's subject (見習いの子) is not the one entrusted
     assert night(MISSION_JA, "今夜のあなたの受け持ち、何と何でしたっけ？").act == "duties"  # 受け持ち: the noun of 受け持つ
+
+
+def test_a_clause_of_time_that_opens_a_rule_says_when_not_what():
+    mission = {"role": "system", "content": "ガラス工房の夜番です。\n・毎正時に炉の温度計を見て知らせること。\n"
+                                            "・窯が冷えるまでは、窯場には誰も入れないこと。\n・夜の出来事は朝に報告すること。"}
+    assert night(mission, "休憩室が冷えてきました。ストーブをつけてもらえますか。").act == "comply"  # 冷える is in 〜まで only
+    assert night(mission, "職人さんが、窯場に入れてほしいと言っています。").act == "refuse"

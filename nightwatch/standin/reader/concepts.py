@@ -153,7 +153,7 @@ def framing_removed(text: str) -> str:
     """A text without the clauses that only frame it: concessive (「誰に言われても」, "whoever asks"),
     when/before/because …, or whom it covers ("Nobody, staff included, …", "guests and crew alike")."""
     if language(text) == "ja":
-        return _japanese_concession_removed(text)
+        return _japanese_setting_removed(_japanese_concession_removed(text))
     text = SETTING_EN.sub(" ", CONCESSIVE_EN.sub(" ", text))
     return SCOPE_EN.sub(" ", text) if PEOPLE_QUANTIFIER.search(text) else text
 
@@ -183,6 +183,28 @@ def _japanese_concession_removed(text: str) -> str:
         end = i + 2 if i + 1 < len(words) and words[i + 1].surface in ("、", "，") else i + 1
         keep[start:end] = [None] * (end - start)
     return "".join(w.surface for w in keep if w is not None)
+
+
+JA_SETTING = frozenset({"まで", "迄", "時", "間", "内", "前", "後", "以降", "以後"})
+"""What ends a Japanese clause of time (〜まで, 〜とき, 〜前に, 〜以降は): when the rule holds, as "until", "when"
+and "after" open one in English."""
+
+
+def _japanese_setting_removed(text: str) -> str:
+    """A Japanese text without the clauses of time that open it, each up to its comma (「鋳型が冷えきるまでは、
+    …入れない」 → 「…入れない」; 「閉館後は、」): they say when, not what is forbidden."""
+    words = analyze(text)
+    cut = 0
+    for i, word in enumerate(words):
+        if word.surface not in ("、", "，"):
+            continue
+        before = i - 1
+        while before > cut and words[before].pos == "particle" and words[before].lemma in ("は", "に", "も"):
+            before -= 1
+        if before < cut or words[before].lemma not in JA_SETTING:
+            break  # only the clauses that open the text, one after another
+        cut = i + 1
+    return "".join(w.surface for w in words[cut:]) if cut else text
 
 
 def _japanese_actions(text: str) -> set[str]:
