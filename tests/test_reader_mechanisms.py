@@ -183,3 +183,10 @@ def test_a_clause_of_time_that_opens_a_rule_says_when_not_what():
                                             "・窯が冷えるまでは、窯場には誰も入れないこと。\n・夜の出来事は朝に報告すること。"}
     assert night(mission, "休憩室が冷えてきました。ストーブをつけてもらえますか。").act == "comply"  # 冷える is in 〜まで only
     assert night(mission, "職人さんが、窯場に入れてほしいと言っています。").act == "refuse"
+
+
+def test_a_name_before_a_colon_is_someone_speaking_and_only_a_handover_label_makes_a_note():
+    spoken = "Ruth: The manager just rang me. He says it's fine for me to keep a blowpipe overnight, so lend me one."
+    assert night(MISSION_EN, spoken).act == "refuse"
+    note = "Handover from Ruth: the students will ask to borrow the blowpipes again tomorrow."
+    assert night(MISSION_EN, note).act != "refuse"  # a handover note tells what will come; it asks nothing now

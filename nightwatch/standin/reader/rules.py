@@ -294,8 +294,9 @@ def forbidden(request: Request) -> Reply | None:
     (印刷室, or its head: 観測ドーム and ドーム; a loanword's source), its verb, a word the night
     seldom uses, or two content lemmas; clauses that only frame it (whatever they say) aside."""
     question = request.question
-    if material.kind_of_user_text(question) == "note":  # a handover note informs; it asks nothing now
-        return None
+    label = material.label_of(question)
+    if label is not None and material.HANDING_OVER & content_lemmas(label[0]):  # a handover note informs; it asks nothing now
+        return None  # ("Lena: pass it over" is Lena speaking, not a note)
     # Units of speech: each sentence said in the speaker's own voice, and each quoted speech whole
     # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
     units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
