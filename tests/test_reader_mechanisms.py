@@ -190,3 +190,14 @@ def test_a_name_before_a_colon_is_someone_speaking_and_only_a_handover_label_mak
     assert night(MISSION_EN, spoken).act == "refuse"
     note = "Handover from Ruth: the students will ask to borrow the blowpipes again tomorrow."
     assert night(MISSION_EN, note).act != "refuse"  # a handover note tells what will come; it asks nothing now
+
+
+def test_an_english_rule_and_ask_share_a_verb_only_where_both_use_it_as_one():
+    from nightwatch.standin.reader.rules import relevant, verb_lemmas
+    rule = "Nobody is to lend, move or polish the blowpipes before the morning"
+    ask = "Would you mind if I moved the kiln shelf a little?"
+    assert relevant(rule, {"move", "kiln", "shelf"}, set(), ask_verbs=verb_lemmas(ask))  # the verb, though the night says it often
+    scene = "The press lot from the paper are waiting in the yard."
+    assert "press" not in verb_lemmas(scene)  # after a determiner: a noun
+    assert not relevant("Nobody crosses the yard fence: not staff, not press", {"press", "wait"}, set(),
+                        ask_verbs=verb_lemmas(scene))

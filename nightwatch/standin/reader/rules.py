@@ -322,7 +322,7 @@ def forbidden(request: Request) -> Reply | None:
             continue  # outside the contract: granted, and the record says so (asked_to_act)
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
         framed = framing_removed(duty.clause)  # 「誰に言われても」, "whoever asks": not what the rule forbids
-        if relevant(framed, by_lemma, rare, deed_lemmas if passed_on else None, modifiers) \
+        if relevant(framed, by_lemma, rare, deed_lemmas if passed_on else None, modifiers, verb_lemmas(question)) \
                 or actions(framed) & doing or _same_thing(targets(framed), named):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
@@ -459,8 +459,17 @@ def targets(clause: str) -> set[str]:
     return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
 
 
+def verb_lemmas(text: str) -> set[str]:
+    """The verbs of a text; in English the words that can be verbs and follow no determiner or
+    adjective ("let anyone *take*", not "the new ring", "the press lot")."""
+    words = analyze(text)
+    return {w.lemma.lower() for i, w in enumerate(words) if w.pos == "verb" or (
+        "VERB" in w.readings and not (i and (words[i - 1].lemma.lower() in EN_DETERMINERS
+                                             or words[i - 1].readings == {"ADJ"})))}
+
+
 def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None = None,
-             modifiers: dict[str, frozenset[str]] | None = None) -> bool:
+             modifiers: dict[str, frozenset[str]] | None = None, ask_verbs: set[str] | None = None) -> bool:
     """The ask shares with the duty its action (a verb), a word the night seldom uses, or two content words (a loanword and its source word are one:
     ブザー, buzzer; numbers do not count), and at least one of them is in the deed asked for, not
     only in the scene around it. A word that only modifies a compound on both sides (作業 of 作業場
@@ -469,7 +478,7 @@ def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None
     shared -= _modifies_other_things(clause, modifiers or {})
     shared -= {w.gloss for w in analyze(clause) if w.gloss and w.lemma.lower() in shared}
     shared = {lemma for lemma in shared if not lemma.isdecimal()}  # 一段, 一点: a count names nothing
-    verbs = {w.lemma.lower() for w in analyze(clause) if w.pos == "verb"}
+    verbs = verb_lemmas(clause) & (ask_verbs if ask_verbs is not None else verb_lemmas(clause))
     in_deed = deed is None or bool(shared & deed)
     return in_deed and (len(shared) >= 2 or bool(shared & verbs) or bool(shared & rare))
 
