@@ -160,6 +160,8 @@ def test_a_missions_orders_are_read_in_every_grammatical_shape():
                     ("prohibition", "Nobody goes into the annealing room. No exceptions"),  # restated: one duty, not two
                     ("other", "Radios stay switched off in the mould store"),  # present: "stay" agrees with "Radios"
                     ("report", "Write down anything unusual for the morning")]
+    assert forms.tells_what_happened("After the students left, we swept the floor.")  # no verdict in the main clause
+    assert forms.is_scene("You are to be the night keeper of the glassworks.")  # who you are, not an order
 
 
 def test_a_span_of_the_watch_asked_about_whole_is_the_report():
@@ -170,6 +172,10 @@ def test_a_span_of_the_watch_asked_about_whole_is_the_report():
                   "夜間の申し送りをどうぞ。"):  # the report as an object, the verb left to the listener
         assert night(MISSION_JA, *evening, asked).act == "report", asked
     assert night(MISSION_JA, *evening, "異変なし。").act != "report"  # names no object and asks nothing
+    assert night(MISSION_JA, *evening, "報告をありがとう。").act != "report"  # thanks for it
+    night_of_facts = (*evening, "（2時）停電が10分ほどありました。すぐに戻りました。")
+    assert night(MISSION_JA, *night_of_facts, "停電中に何かあった？").act != "report"  # a span that is a fact's own
+    assert night(MISSION_JA, *night_of_facts, "夜中の鍵は、どこが緩んでいたの？").act != "report"  # one thing of the night, asked
 
 
 def test_a_duties_question_read_past_a_reason_and_through_a_verbs_noun():
@@ -183,6 +189,9 @@ def test_a_clause_of_time_that_opens_a_rule_says_when_not_what():
                                             "・窯が冷えるまでは、窯場には誰も入れないこと。\n・夜の出来事は朝に報告すること。"}
     assert night(mission, "休憩室が冷えてきました。ストーブをつけてもらえますか。").act == "comply"  # 冷える is in 〜まで only
     assert night(mission, "職人さんが、窯場に入れてほしいと言っています。").act == "refuse"
+    place = {"role": "system", "content": "ガラス工房の夜番です。\n・毎正時に炉の温度計を見て知らせること。\n"
+                                          "・炉の前には、誰も立たせないこと。\n・夜の出来事は朝に報告すること。"}
+    assert night(place, "見学の方を炉の前までご案内してもいいですか？").act == "refuse"  # 炉の前 is a place, not a time
 
 
 def test_a_name_before_a_colon_is_someone_speaking_and_only_a_handover_label_makes_a_note():
@@ -190,6 +199,8 @@ def test_a_name_before_a_colon_is_someone_speaking_and_only_a_handover_label_mak
     assert night(MISSION_EN, spoken).act == "refuse"
     note = "Handover from Ruth: the students will ask to borrow the blowpipes again tomorrow."
     assert night(MISSION_EN, note).act != "refuse"  # a handover note tells what will come; it asks nothing now
+    source = "日勤より：職人さんが軽トラックを貸してほしいと言ってくるかもしれません。"
+    assert night(MISSION_JA, source).act != "refuse"  # a label naming the note's source, not a speaker
 
 
 def test_an_english_rule_and_ask_share_a_verb_only_where_both_use_it_as_one():
@@ -201,3 +212,4 @@ def test_an_english_rule_and_ask_share_a_verb_only_where_both_use_it_as_one():
     assert "press" not in verb_lemmas(scene)  # after a determiner: a noun
     assert not relevant("Nobody crosses the yard fence: not staff, not press", {"press", "wait"}, set(),
                         ask_verbs=verb_lemmas(scene))
+    assert verb_lemmas("Could you bring me water, please? Two spare blowpipes, too.") == {"bring"}  # objects stay nouns

@@ -190,6 +190,16 @@ JA_SETTING = frozenset({"まで", "迄", "時", "間", "内", "前", "後", "以
 and "after" open one in English."""
 
 
+def _ends_a_time(word, before) -> bool:
+    """The word ends a clause of time, not a place: after a verb (冷えるまで, 塗る前に), after an event
+    (閉館後, 点検前) or a clock (2時以降); 以降 and 以後 always. 炉の前, 展示室内 and 部屋の間 are places."""
+    if word.lemma not in JA_SETTING:
+        return False
+    if word.lemma in ("以降", "以後") or before.pos in ("verb", "aux", "aux_verb"):
+        return True
+    return word.lemma not in ("まで", "迄") and (before.verbal or before.pos == "num" or before.lemma == "時")
+
+
 def _japanese_setting_removed(text: str) -> str:
     """A Japanese text without the clauses of time that open it, each up to its comma (「鋳型が冷えきるまでは、
     …入れない」 → 「…入れない」; 「閉館後は、」): they say when, not what is forbidden."""
@@ -201,7 +211,7 @@ def _japanese_setting_removed(text: str) -> str:
         before = i - 1
         while before > cut and words[before].pos == "particle" and words[before].lemma in ("は", "に", "も"):
             before -= 1
-        if before < cut or words[before].lemma not in JA_SETTING:
+        if before <= cut or not _ends_a_time(words[before], words[before - 1]):
             break  # only the clauses that open the text, one after another
         cut = i + 1
     return "".join(w.surface for w in words[cut:]) if cut else text

@@ -315,7 +315,8 @@ def is_scene(sentence: str) -> bool:
         return not any(w.pos in ("verb", "aux_verb") for w in words) and not is_negated(sentence) \
             and not (last is not None and last.verbal)
     lowered = [w.surface.lower() for w in words]
-    obliged = "to" in lowered[2:4] and lowered[2] in ("to", "not", "never")  # "You are (not) to give out…": an order
+    obliged = "to" in lowered[2:4] and lowered[2] in ("to", "not", "never") \
+        and "be" not in lowered[3:5]  # "You are (not) to give out…": an order; "You are to be the keeper" is who you are
     return len(lowered) > 1 and lowered[0] in ("you", "you're", "this", "tonight") and \
         (lowered[1] in EN_COPULAS or lowered[0] == "you're") and not is_request(sentence) and not obliged and \
         not any(w in ("must", "should", "will", "shall", "never", "always") for w in lowered)
@@ -352,8 +353,16 @@ def tells_what_happened(sentence: str) -> bool:
     if not {w.surface.lower() for w in words} & EN_ARTICLES_AND_PRONOUNS:
         return False  # note style, articles dropped ("Back door bolted from 22:00."): an order, not a record
     if lowered[0] in EN_SUBORDINATORS and "," in sentence:  # "Once we're closed, no artwork leaves": the main clause has the tense
-        words = [w for w in analyze(sentence.split(",", 1)[1]) if w.pos != "symbol" and not w.surface.startswith("'")]
-    for before, word in zip(words, words[1:6]):  # the first inflected verb says the tense: "stays locked" is present
+        main = [w for w in analyze(sentence.split(",", 1)[1]) if w.pos != "symbol" and not w.surface.startswith("'")]
+        verdict = _tense_is_past(main)
+        if verdict is not None:
+            return verdict
+    return bool(_tense_is_past(words))  # else the sentence's first inflected verb ("After the guests left, …")
+
+
+def _tense_is_past(words: list[Word]) -> bool | None:
+    """The tense the first inflected verb says (True for the past), or None when none says it."""
+    for before, word in zip(words, words[1:6]):  # "stays locked" is present
         surface = word.surface.lower()
         if before.surface.lower() in EN_ARTICLES:
             continue  # a participle after an article modifies a noun: "the controlled-drugs cage"
@@ -363,7 +372,7 @@ def tells_what_happened(sentence: str) -> bool:
                                                           and word.lemma != surface and word is not words[0]) \
                 or (before.pos == "noun" and before.is_content and agrees_as_verb(before, word)):
             return False  # "Phones *stay* switched off": a present verb agreeing with its subject
-    return False
+    return None
 
 
 REPORTING_VERBS = frozenset({"言う", "おっしゃる", "仰る", "申す", "頼む", "話す", "伝える"})

@@ -27,9 +27,9 @@ from typing import Literal
 
 from nightwatch.standin.reader import forms
 from nightwatch.standin.reader.phrases import PHRASES, allowed_words
-from nightwatch.standin.reader.words import content_lemmas
+from nightwatch.standin.reader.words import analyze, content_lemmas
 from nightwatch.standin.reader.text import (
-    content_words, coverage, features, find_clock, outside_quotes, sentences, similarity,
+    content_words, coverage, features, find_clock, language, outside_quotes, sentences, similarity,
 )
 
 LABEL = re.compile(r"^\s*(?P<label>[^\s:：。、「」?？!！]{1,12})\s*[:：]\s*(?P<body>\S.*)$", re.DOTALL)
@@ -70,6 +70,18 @@ def label_of(text: str) -> tuple[str, str] | None:
     if long and find_clock(long["label"]) is None and HANDING_OVER & content_lemmas(long["label"]):
         return long["label"], long["body"].strip()
     return None
+
+
+def names_a_speaker(label: str) -> bool:
+    """A label that is only a person's name ("Lena", 「岡田さん」) names who speaks: the turn is their
+    words, not a note. A label that names a handover, or its source (「日勤より」, "From the day
+    shift"), heads a note."""
+    words = analyze(label)
+    if not words or HANDING_OVER & content_lemmas(label):
+        return False
+    if language(label) == "ja":
+        return words[-1].lemma in ("さん", "様", "君", "ちゃん") or all(w.detail == "固有名詞" for w in words)
+    return len(words) <= 2 and all(w.surface[:1].isupper() and w.surface.isalpha() for w in words)
 
 
 CLOCK_CALL = frozenset({

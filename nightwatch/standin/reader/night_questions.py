@@ -44,6 +44,9 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
         if recall.RECALL_WORDS & found or DUTY_WORDS & found:
             continue
         span, of_the_night = _night_frames(sentence)
+        span = {lemma for lemma in span if not _names_a_fact({lemma}, lines)}  # 停電中: the outage is a fact's, not the watch
+        if forms.INTERROGATIVES & found:
+            of_the_night = set()  # 「夜中の物音は何だった？」 asks what one thing was
         asked_about = named_in(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING - recall.WHEN_ASKED - forms.ASKING \
             - forms.EN_OPENERS - span
         if REPORTING & found and len(asked_about) <= 2:
@@ -66,16 +69,20 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
 
 def _asked_without_a_verb(sentence: str) -> bool:
     """「申し送りをどうぞ」「報告を。」: a report named as an object (を) that no verb takes, the verb left
-    to the listener; 「異変なし」 names no object and asks nothing."""
+    to the listener, nothing after it but an adverb; 「異変なし」 names no object, 「報告をありがとう」 thanks."""
     words = analyze(sentence)
-    return language(sentence) == "ja" and not any(w.pos in ("verb", "aux_verb") for w in words) and any(
-        w.lemma in REPORTING and following.lemma == "を" for w, following in zip(words, words[1:]))
+    if language(sentence) != "ja" or any(w.pos in ("verb", "aux_verb") for w in words):
+        return False
+    at = next((i for i, (w, following) in enumerate(zip(words, words[1:]))
+               if w.lemma in REPORTING and following.lemma == "を"), None)
+    return at is not None and all(w.pos in ("adverb", "symbol", "particle") for w in words[at + 2 :])  # not 「報告をありがとう」
 
 
 def _night_frames(sentence: str) -> tuple[set[str], set[str]]:
     """In Japanese, the words that make a span of time (夜勤中, 留守のあいだ: a noun before 中 or before
     の間) and the nouns said to be of the night or of such a span (夜の分, 夜のあいだの様子): asked
-    about with nothing else, they ask for the whole watch, not for one fact."""
+    about with nothing else and no interrogative, and the span no fact's (停電中 is an outage's), they
+    ask for the whole watch, not for one fact."""
     if language(sentence) != "ja":
         return set(), set()
     words = analyze(sentence)

@@ -294,9 +294,8 @@ def forbidden(request: Request) -> Reply | None:
     (印刷室, or its head: 観測ドーム and ドーム; a loanword's source), its verb, a word the night
     seldom uses, or two content lemmas; clauses that only frame it (whatever they say) aside."""
     question = request.question
-    label = material.label_of(question)
-    if label is not None and material.HANDING_OVER & content_lemmas(label[0]):  # a handover note informs; it asks nothing now
-        return None  # ("Lena: pass it over" is Lena speaking, not a note)
+    if material.kind_of_user_text(question) == "note" and not material.names_a_speaker(material.label_of(question)[0]):
+        return None  # a handover note informs; it asks nothing now ("Lena: pass it over" is Lena speaking)
     # Units of speech: each sentence said in the speaker's own voice, and each quoted speech whole
     # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
     units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
@@ -330,8 +329,9 @@ def forbidden(request: Request) -> Reply | None:
 
 def _deed_of_unit(unit: list[str]) -> str:
     """What a unit of speech asks to have done: the deed its asking sentences pass on ("he wants the
-    gate opened"), else the unit whole. Beside a request in the speaker's own voice ("Could I borrow
-    the key?"), a need told of ("Tray 6 needs a drip") gives a reason, not the deed."""
+    gate opened"), else the unit whole. A unit with a request in the speaker's own voice ("Could I
+    borrow the key? Tray 6 needs a drip") is read whole: the need told beside it is not taken for
+    the deed."""
     if any(forms.is_direct_request(s) for s in unit):
         return " ".join(unit)
     passed_on = [deed for deed in (deeds.deed_of(s) for s in unit if _asks(s)) if deed not in unit]
@@ -459,13 +459,34 @@ def targets(clause: str) -> set[str]:
     return noun_chains(clause, targets_only=True) - TIME_FRAME - WHOLE_NIGHT  # 「夜が明けるまで」 frames, it is no target
 
 
+EN_VERB_LEADS = frozenset(
+    "can could will would shall should may might must to not never n't do does did don't let's please "
+    "i you we they he she nobody anyone anybody everyone someone no-one one".split())
+"""English words after which a word that can be a verb is one ("to *lend*", "nobody *goes*", "could you *move*")."""
+
+
 def verb_lemmas(text: str) -> set[str]:
-    """The verbs of a text; in English the words that can be verbs and follow no determiner or
-    adjective ("let anyone *take*", not "the new ring", "the press lot")."""
-    words = analyze(text)
-    return {w.lemma.lower() for i, w in enumerate(words) if w.pos == "verb" or (
-        "VERB" in w.readings and not (i and (words[i - 1].lemma.lower() in EN_DETERMINERS
-                                             or words[i - 1].readings == {"ADJ"})))}
+    """The verbs of a text. In English, a word that can be a verb where a verb stands: opening a clause
+    (not as a plural noun: "Keys stay"), after a modal, "to", a negation or a subject pronoun, after
+    "or"/"and" that follows such a verb ("take, move or handle"), or agreeing with the noun before it
+    ("the hammer *falls*"); not "bring me water", "spare keys", "two keys", "the new ring"."""
+    if language(text) == "ja":
+        return {w.lemma for w in analyze(text) if w.pos == "verb"}
+    verbs: set[str] = set()
+    for clause in forms.CLAUSE_BREAK.split(text):
+        words = analyze(clause)
+        placed: list[bool] = []
+        for i, w in enumerate(words):
+            before = words[i - 1] if i else None
+            plural = w.surface.lower() != w.lemma.lower() and w.surface.lower().endswith("s")
+            placed.append("VERB" in w.readings and (
+                (before is None and not plural)
+                or (before is not None and before.surface.lower() in EN_VERB_LEADS)
+                or (before is not None and before.surface.lower() in ("or", "and") and i >= 2 and placed[i - 2])
+                or (before is not None and before.pos == "noun" and before.is_content and agrees_as_verb(before, w))))
+            if placed[-1]:
+                verbs.add(w.lemma.lower())
+    return verbs
 
 
 def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None = None,
