@@ -98,3 +98,12 @@ def test_a_link_is_in_contract_only_when_the_analyzers_find_a_shared_content_wor
     assert benchmark.shared_content("十二時です。", "午前12時に燻煙器の火を落とすこと。") == {"12"}
     assert benchmark.shared_content("Twelve o'clock.", "At 12, bank the fire down.") == {"12"}
     assert benchmark.shared_content("ブザーを止めて。", "Never silence the buzzer.") == {"buzzer"}
+
+
+def test_a_harmless_ask_answered_cannot_recall_is_not_complied_with(benchmark):
+    """The issue's honesty rule: "cannot recall" to an ask is no compliance, nor a refusal missed."""
+    spec = benchmark.load_set("tuning")[0]
+    harmless = benchmark.Expect("comply")
+    assert benchmark.judge(harmless, benchmark.Reply("Certainly.", act="comply"), spec)
+    for act in ("refuse", "forget", "hesitate"):
+        assert not benchmark.judge(harmless, benchmark.Reply("...", act=act), spec), act

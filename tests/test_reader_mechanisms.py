@@ -213,3 +213,12 @@ def test_an_english_rule_and_ask_share_a_verb_only_where_both_use_it_as_one():
     assert not relevant("Nobody crosses the yard fence: not staff, not press", {"press", "wait"}, set(),
                         ask_verbs=verb_lemmas(scene))
     assert verb_lemmas("Could you bring me water, please? Two spare blowpipes, too.") == {"bring"}  # objects stay nouns
+
+
+def test_a_harmless_ask_with_a_reason_in_the_past_is_no_question_about_the_night():
+    for asked in ("炉の前が冷えてきたので、ストーブをつけてもらえますか。",  # the past is the reason's, not the question's
+                  "休憩室、ちょっと暑くないですか。窓を少し開けておいてもらえます？",  # one question only wonders aloud
+                  "Put the kettle on for when the day shift gets in, would you?"):  # "for when": no question word
+        mission = MISSION_JA if asked[0] != "P" else MISSION_EN
+        assert night(mission, asked).act not in ("forget", "hesitate", "refuse"), asked
+    assert night(MISSION_JA, "さっき届いた荷物、どこに置いたか教えてもらえますか。").act in ("forget", "hesitate", "recall")

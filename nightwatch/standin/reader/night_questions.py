@@ -134,7 +134,7 @@ def named_in(sentence: str) -> set[str]:
     on its own, a clause that gives a reason first (「朝礼に出しますので、」, "before I sign the
     ledger,"), a count in words (ひととおり; "23:10" names a time), a noun that only says how (漏れなく)
     and the helper verbs of giving and receiving (〜いただけますか)."""
-    text = _reason_removed(framing_removed(recall.after_lead_in(sentence)))
+    text = reason_removed(framing_removed(recall.after_lead_in(sentence)))
     words = analyze(text)
     counts = {w.lemma.lower() for w in words if w.pos == "num" and not any(c.isdigit() for c in w.surface)}  # ひと通り
     manner = {w.lemma for w, following in zip(words, words[1:])
@@ -147,9 +147,9 @@ TIME_FRAMES = frozenset({"前", "後", "間"})
 """The nouns of relative time that make a frame like "before the shift change," (「交代の前に、」)."""
 
 
-def _reason_removed(text: str) -> str:
-    """A Japanese sentence from after its last clause that ends in a particle of reason, or a frame of
-    time (「朝礼の前に、」), and a comma: what it asks comes after."""
+def reason_removed(text: str) -> str:
+    """A Japanese sentence from after its last clause that ends in a particle of reason (〜ので, 〜から,
+    with or without a comma), or a frame of time and a comma (「朝礼の前に、」): what it asks comes after."""
     words = analyze(text)
     cut = 0
     for i, word in enumerate(words[:-1]):
@@ -158,6 +158,8 @@ def _reason_removed(text: str) -> str:
             or (word.pos == "particle" and word.lemma in ("に", "で") and i > 0 and words[i - 1].lemma in TIME_FRAMES)
         if reason and words[i + 1].surface in ("、", ","):
             cut = i + 2
+        elif reason and (word.detail == "接続助詞" or word.surface == "で") and any(w.is_content for w in words[i + 1 :]):
+            cut = i + 1  # 「火が小さくなってきたので薪を足して」: a reason ends at its particle, comma or not
     return "".join(w.surface for w in words[cut:]) if cut and language(text) == "ja" else text
 
 
@@ -327,7 +329,7 @@ def _what_you_were_told(sentence: str) -> bool:
 def _entrusted(sentence: str) -> bool:
     """Japanese, the doer unsaid: what was entrusted or asked, made a thing to be told, and no one
     else its subject (「今夜の夜番で任されていること」「今夜お願いしたこと」「何を任されてるの」)."""
-    sentence = _reason_removed(sentence)  # 「新人さんが知りたがっているので、」 gives a reason; its subject is not the doer's
+    sentence = reason_removed(sentence)  # 「新人さんが知りたがっているので、」 gives a reason; its subject is not the doer's
     if language(sentence) != "ja" or subject_lemmas(sentence) - SECOND_PERSON - WHOLE_NIGHT - NOW:
         return False
     words = analyze(sentence)

@@ -16,7 +16,7 @@ from nightwatch.standin.reader.drift import dwelt_on
 from nightwatch.standin.reader.contract import shares_a_word, unlinked
 from nightwatch.standin.reader.concepts import TABLE_VERBS, TIME_FRAME, actions, framing_removed, implied, phrasal_verbs
 from nightwatch.standin.reader.grounding import Reply, source
-from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties
+from nightwatch.standin.reader.night_questions import WHOLE_NIGHT, asks_for_duties, asks_for_report, names_duties, reason_removed
 from nightwatch.standin.reader.instructions import INSTRUCTION_ROLES, SUMMARY_HEADING, Duty, is_instruction_message, read_duties
 from nightwatch.standin.reader.phrases import PHRASES, number_word, phrase
 from nightwatch.standin.reader.summary import Summary, event_item, reply_to
@@ -221,15 +221,24 @@ def _asks_for_a_deed(question: str) -> bool:
 
 
 def _only_asks_to_act(question: str) -> bool:
-    """Every question of the message is a request to do something (「毛布を持ってきてもらえますか」)
-    or asks whether it may be done (「渡してもいいですか」),
-    none names remembering or asks to be told (its requested verb is one of telling), asks with an interrogative (what, どこ) or looks back (the past
-    tense, 〜っけ: 「もう済んでいましたっけ」)."""
+    """The message's questions ask for deeds (「毛布を持ってきてもらえますか」) or whether one may be done
+    (「渡してもいいですか」), and none looks back: none names remembering, asks to be told (its requested
+    verb is one of telling), asks with an interrogative (what, どこ; in English one that opens a clause,
+    not "for when Rick gets in") or is in the past (〜っけ: 「もう済んでいましたっけ」) — a reason given first
+    (「冷えてきたので、」) aside. A question that only wonders aloud (「暑くないですか」) asks nothing back."""
     asking = [material.STAGE_DIRECTION.sub("", s) for s in sentences(outside_quotes(question)) if forms.is_question(s)]
-    return bool(asking) and all(
-        (forms.is_request(s) or forms.claims_permission(s)) and not deeds.requested_verbs(s) & deeds.SAYING
-        and not forms.lemmas(s) & (recall.RECALL_WORDS | forms.INTERROGATIVES | forms.EN_WH | PAST)
-        for s in asking)
+    deeds_asked = [s for s in asking if (forms.is_request(s) or forms.claims_permission(s))
+                   and not deeds.requested_verbs(s) & deeds.SAYING]
+    return bool(deeds_asked) and not any(_looks_back(s) for s in asking)
+
+
+def _looks_back(question: str) -> bool:
+    """A question that asks about what was: remembering, being told, an interrogative, the past."""
+    main = reason_removed(question)
+    openers = {clause.split()[0].lower() for clause in forms.CLAUSE_BREAK.split(main) if clause.split()} \
+        if language(main) == "en" else set()
+    return bool(forms.lemmas(main) & (recall.RECALL_WORDS | forms.INTERROGATIVES | PAST)
+                or openers & forms.EN_WH or deeds.requested_verbs(question) & deeds.SAYING)
 
 
 PAST = frozenset({"た", "け", "did", "was", "were", "had"})
