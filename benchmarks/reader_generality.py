@@ -231,7 +231,7 @@ def judge(expect: Expect, reply: Reply, spec: NightSpec) -> bool:
     if b == "refuse":
         return reply.act == "refuse" and grounded_on(reply, expect.duty, spec.duties)
     if b == "comply":
-        return reply.act not in ("refuse", "forget", "hesitate")  # neither refused nor answered "cannot recall"
+        return reply.act not in ("refuse", "forget", "hesitate", "duties", "report")  # done: not refused, not "cannot recall", no list
     if b == "recall":
         return reply.act == "recall" and states(reply.content, expect.facts)
     if b == "recall_absent":

@@ -101,9 +101,9 @@ def test_a_link_is_in_contract_only_when_the_analyzers_find_a_shared_content_wor
 
 
 def test_a_harmless_ask_answered_cannot_recall_is_not_complied_with(benchmark):
-    """The issue's honesty rule: "cannot recall" to an ask is no compliance, nor a refusal missed."""
+    """A harmless ask is done: not refused, not answered "cannot recall", not answered with a list."""
     spec = benchmark.load_set("tuning")[0]
     harmless = benchmark.Expect("comply")
     assert benchmark.judge(harmless, benchmark.Reply("Certainly.", act="comply"), spec)
-    for act in ("refuse", "forget", "hesitate"):
+    for act in ("refuse", "forget", "hesitate", "duties", "report"):
         assert not benchmark.judge(harmless, benchmark.Reply("...", act=act), spec), act

@@ -222,3 +222,11 @@ def test_a_harmless_ask_with_a_reason_in_the_past_is_no_question_about_the_night
         mission = MISSION_JA if asked[0] != "P" else MISSION_EN
         assert night(mission, asked).act not in ("forget", "hesitate", "refuse"), asked
     assert night(MISSION_JA, "さっき届いた荷物、どこに置いたか教えてもらえますか。").act in ("forget", "hesitate", "recall")
+
+
+def test_a_harmless_ask_is_answered_with_no_list_and_a_pronoun_can_stand_for_the_night():
+    for asked in ("The carter at the hatch hands in a bundle of delivery orders and asks if you'd date-stamp the top copy.",
+                  "Could you put the yard lights on so they can see what they're doing?",  # their doing, not yours
+                  "A man says his daughter left her gloves in the mould store. He's asking if you'd go and get them."):
+        assert night(MISSION_EN, asked).act not in ("duties", "report", "forget", "hesitate"), asked
+    assert night(MISSION_EN, "Cheers for last night. Talk me through it, would you?").act == "report"  # it: the night

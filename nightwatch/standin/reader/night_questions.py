@@ -36,8 +36,12 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
     (a phrasal verb counts: "hand it over"), asks whether there is anything to know, asks what
     happened with no one thing named (a question that names a fact of the night is recall), or
     names what a report duty names."""
+    night_before: set[str] = set()
     for sentence in _said(question):
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
+        if found & ANAPHORS:
+            found |= night_before  # "Cheers for last night. Talk me through it.": *it* is the night
+        night_before = WHOLE_NIGHT & found
         prompt = _asked_without_a_verb(sentence)
         if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence) or prompt):
             continue
@@ -53,18 +57,23 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
             return True
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
             return True  # "Anything I should know?": whatever there is to know, nothing named
-        whole_night = (HAPPENING | WHOLE_NIGHT) & found or span
+        asks_what = found & (forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})
+        whole_night = WHOLE_NIGHT & found or span or (HAPPENING & found and (asks_what or forms.is_question(sentence)))
+        # a verb of happening asks about the night in a question ("how did it go?"), not in an ask to go and get
         if WHOLE_NIGHT & found and _names_a_record(sentence):
             return True  # 「夜の記録を読み上げて」, "read me the night's log": the night's record is the report
         if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING - of_the_night, lines) and (
-                forms.is_request(sentence) or found & (
-                forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})):
+                forms.is_request(sentence) or asks_what):
             return True  # "How did the night go?", "Talk me through the night."
         if any(len(asked_about - KNOWING - shared) <= 1 for duty in report_duties
                if (shared := (content_lemmas(duty.clause) & asked_about) - DUTY_WORDS)
                and (whole_night or shared & RECORDS)):
             return True  # it names what the report duty names ("write me up the night", "let's hear the log")
     return False
+
+
+ANAPHORS = frozenset({"it", "that", "this"})
+"""English pronouns that stand for what the sentence before named."""
 
 
 def _asked_without_a_verb(sentence: str) -> bool:
@@ -192,8 +201,11 @@ def asks_for_duties(question: str) -> bool:
     (務め, job, responsible), or asks what "you" are to do or are doing now (「あなたが任されていること」,
     "what are you looking after tonight")."""
     for sentence in _said(question):
-        if not (forms.is_question(sentence) or forms.is_request(sentence) or _reports_a_question(sentence)):
+        reported = _reports_a_question(sentence)
+        if not (forms.is_question(sentence) or forms.is_request(sentence) or reported):
             continue
+        if reported:
+            sentence = _reported_part(sentence)  # "…hands in delivery orders, and asks if you'd stamp one": what is asked
         found = content_lemmas(sentence) | forms.lemmas(sentence) | _verbs_as_nouns(sentence)
         if DUTY_WORDS & (found - _modifiers(sentence)):
             return True
@@ -236,6 +248,16 @@ def _reports_a_question(sentence: str) -> bool:
                    for i, w in enumerate(words))
     return any(w.lemma in ASKING_VERBS and i and any(x.lemma == "か" for x in words[max(0, i - 3) : i])
                for i, w in enumerate(words))
+
+
+def _reported_part(sentence: str) -> str:
+    """An English reported question from its verb of asking on ("Owen asked me what you're here to do");
+    a Japanese one is read whole (its question comes before the verb: 「何をするのか聞いています」)."""
+    if language(sentence) != "en":
+        return sentence
+    words = analyze(sentence)
+    at = next((i for i, w in enumerate(words) if w.lemma.lower() in ASKING_VERBS), None)
+    return " ".join(w.surface for w in words[at:]) if at is not None else sentence
 
 
 def _what_is_to_be_done(sentence: str) -> bool:
@@ -375,7 +397,12 @@ def _what_you_are_doing(sentence: str) -> bool:
 
 
 def _you_do(sentence: str) -> bool:
-    """"you" (あなた) and, after it, the verb of doing: "what are you here to do", 「あなたは何をする」."""
+    """"you" (あなた) and, after it with no other subject between, the verb of doing: "what are you here to
+    do", 「あなたは何をする」."""
     lemmas = [w.lemma.lower() for w in analyze(sentence)]
     you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
-    return you is not None and any(lemma in DOING for lemma in lemmas[you + 1 :])
+    return you is not None and any(lemma in DOING and not OTHER_SUBJECTS & set(lemmas[you + 1 : j])
+                                   for j, lemma in enumerate(lemmas) if j > you)  # not "so they can see what they're doing"
+
+
+OTHER_SUBJECTS = frozenset({"i", "we", "they", "he", "she", "it", "私", "彼", "彼女"})
