@@ -230,3 +230,11 @@ def test_a_harmless_ask_is_answered_with_no_list_and_a_pronoun_can_stand_for_the
                   "A man says his daughter left her gloves in the mould store. He's asking if you'd go and get them."):
         assert night(MISSION_EN, asked).act not in ("duties", "report", "forget", "hesitate"), asked
     assert night(MISSION_EN, "Cheers for last night. Talk me through it, would you?").act == "report"  # it: the night
+    for asked in ("Good evening. Can you sign this?", "Last night the alarm went off. Can you reset it?",
+                  "Could you go and get the gloves?"):
+        assert night(MISSION_EN, asked).act != "report", asked  # no ask to be told; "it" is the alarm; go is the deed
+    told = "At midnight Jim rang about the kiln."
+    assert night(MISSION_EN, told, "Could you check who rang at midnight?").act in ("recall", "hesitate")  # a question too
+    assert night(MISSION_JA, "（23時）荷物が三箱、搬入口に届きました。", "荷物は搬入口ですか？運んでもらえますか？").act \
+        in ("recall", "hesitate")  # a question about the night beside the ask
+    assert night(MISSION_JA, "（23時）正門の前で猫が鳴いていました。", "正門の前で何があったか教えてもらえますか。").act != "report"

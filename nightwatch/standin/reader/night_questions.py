@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from nightwatch.standin.reader import forms, material, recall
+from nightwatch.standin.reader.deeds import SAYING, requested_verbs
 from nightwatch.standin.reader.concepts import framing_removed
 from nightwatch.standin.reader.instructions import Duty
 from nightwatch.standin.reader.text import language, quoted, sentences
@@ -39,9 +40,10 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
     night_before: set[str] = set()
     for sentence in _said(question):
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
-        if found & ANAPHORS:
+        if found & ANAPHORS and deeds_of_telling(sentence):
             found |= night_before  # "Cheers for last night. Talk me through it.": *it* is the night
-        night_before = WHOLE_NIGHT & found
+        named_besides = named_in(sentence) - WHOLE_NIGHT - HAPPENING - TELLING - REPORTING - recall.WHEN_ASKED
+        night_before = WHOLE_NIGHT & found if len(named_besides) <= 2 else set()  # "Simone: Cheers for last night."
         prompt = _asked_without_a_verb(sentence)
         if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence) or prompt):
             continue
@@ -58,8 +60,10 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):
             return True  # "Anything I should know?": whatever there is to know, nothing named
         asks_what = found & (forms.INTERROGATIVES | {"what", "how", "any", "anything", "何か", "everything"})
-        whole_night = WHOLE_NIGHT & found or span or (HAPPENING & found and (asks_what or forms.is_question(sentence)))
-        # a verb of happening asks about the night in a question ("how did it go?"), not in an ask to go and get
+        whole_night = WHOLE_NIGHT & found or span or (HAPPENING & found and not requested_verbs(sentence) & HAPPENING and (
+            asks_what or forms.is_question(sentence) or _happened(sentence)))
+        # a verb of happening asks about the night in a question ("how did it go?") or in the past ("tell me if
+        # something happened"), not in an ask to go and get something
         if WHOLE_NIGHT & found and _names_a_record(sentence):
             return True  # 「夜の記録を読み上げて」, "read me the night's log": the night's record is the report
         if whole_night and len(asked_about - KNOWING) <= 1 and not _names_a_fact(asked_about - KNOWING - of_the_night, lines) and (
@@ -74,6 +78,24 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
 
 ANAPHORS = frozenset({"it", "that", "this"})
 """English pronouns that stand for what the sentence before named."""
+TELLING_DEEDS = frozenset({"talk", "walk", "run", "hear", "take"})
+"""Verbs that, with "through" or alone, ask to be told the night ("talk me through it")."""
+
+
+def deeds_of_telling(sentence: str) -> bool:
+    """The sentence asks to be told: its requested verb, or a verb with the speaker as its object ("talk
+    me through it … before you go"), is one of saying or of going through."""
+    words = analyze(sentence)
+    to_me = {w.lemma.lower() for w, after in zip(words, words[1:]) if after.surface.lower() in ("me", "us")}
+    return bool((requested_verbs(sentence) | to_me) & (SAYING | TELLING_DEEDS))
+
+
+def _happened(sentence: str) -> bool:
+    """A verb of happening in the past: "happened", "went wrong", 「あった」 (not the base "go and get")."""
+    words = analyze(sentence)
+    if language(sentence) == "ja":
+        return any(w.lemma in HAPPENING and i + 1 < len(words) and words[i + 1].lemma == "た" for i, w in enumerate(words))
+    return any(w.lemma.lower() in HAPPENING and w.surface.lower() != w.lemma.lower() for w in words)
 
 
 def _asked_without_a_verb(sentence: str) -> bool:
@@ -167,8 +189,10 @@ def reason_removed(text: str) -> str:
             or (word.pos == "particle" and word.lemma in ("に", "で") and i > 0 and words[i - 1].lemma in TIME_FRAMES)
         if reason and words[i + 1].surface in ("、", ","):
             cut = i + 2
-        elif reason and (word.detail == "接続助詞" or word.surface == "で") and any(w.is_content for w in words[i + 1 :]):
-            cut = i + 1  # 「火が小さくなってきたので薪を足して」: a reason ends at its particle, comma or not
+        elif any(w.is_content for w in words[i + 1 :]) and (
+                (word.pos == "particle" and word.detail == "接続助詞" and word.lemma in REASONS)
+                or (word.surface == "で" and word.lemma == "だ" and i > 0 and words[i - 1].lemma == "の")):
+            cut = i + 1  # 「火が小さくなってきたので薪を足して」: a reason ends at its particle, comma or not (not 前で)
     return "".join(w.surface for w in words[cut:]) if cut and language(text) == "ja" else text
 
 
@@ -257,7 +281,9 @@ def _reported_part(sentence: str) -> str:
         return sentence
     words = analyze(sentence)
     at = next((i for i, w in enumerate(words) if w.lemma.lower() in ASKING_VERBS), None)
-    return " ".join(w.surface for w in words[at:]) if at is not None else sentence
+    if at is None or any(w.surface.lower() in ("you", "your", "yours") for w in words[:at]):
+        return sentence  # "About your duties tonight, Kev asked whether…": the part before is about you
+    return " ".join(w.surface for w in words[at:])
 
 
 def _what_is_to_be_done(sentence: str) -> bool:

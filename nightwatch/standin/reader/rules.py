@@ -223,22 +223,36 @@ def _asks_for_a_deed(question: str) -> bool:
 def _only_asks_to_act(question: str) -> bool:
     """The message's questions ask for deeds (「毛布を持ってきてもらえますか」) or whether one may be done
     (「渡してもいいですか」), and none looks back: none names remembering, asks to be told (its requested
-    verb is one of telling), asks with an interrogative (what, どこ; in English one that opens a clause,
-    not "for when Rick gets in") or is in the past (〜っけ: 「もう済んでいましたっけ」) — a reason given first
-    (「冷えてきたので、」) aside. A question that only wonders aloud (「暑くないですか」) asks nothing back."""
+    verb is one of telling), asks with an interrogative (what, どこ; "check who rang", not "for when Rick
+    gets in") or is in
+    the past (〜っけ: 「もう済んでいましたっけ」) — a reason given first (「冷えてきたので、」) aside. A question
+    that only wonders aloud (「暑くないですか」) asks nothing back."""
     asking = [material.STAGE_DIRECTION.sub("", s) for s in sentences(outside_quotes(question)) if forms.is_question(s)]
     deeds_asked = [s for s in asking if (forms.is_request(s) or forms.claims_permission(s))
                    and not deeds.requested_verbs(s) & deeds.SAYING]
-    return bool(deeds_asked) and not any(_looks_back(s) for s in asking)
+    return bool(deeds_asked) and all(s in deeds_asked or _wonders_aloud(s) for s in asking) \
+        and not any(_looks_back(s) for s in asking)
+
+
+def _wonders_aloud(question: str) -> bool:
+    """A question about how things feel now (「暑くないですか」, "Isn't it cold in here?"): an adjective is
+    what it asks, and it looks back at nothing; 「荷物は搬入口ですか」 asks about the night."""
+    return any(w.pos == "adj" or "ADJ" in w.readings for w in analyze(question))
 
 
 def _looks_back(question: str) -> bool:
     """A question that asks about what was: remembering, being told, an interrogative, the past."""
     main = reason_removed(question)
-    openers = {clause.split()[0].lower() for clause in forms.CLAUSE_BREAK.split(main) if clause.split()} \
-        if language(main) == "en" else set()
+    words = analyze(main) if language(main) == "en" else ()
+    asked_wh = any(w.surface.lower() in forms.EN_WH and (i == 0 or words[i - 1].lemma.lower() in FINDING_OUT)
+                   for i, w in enumerate(words))  # "check who rang", not "so they can see what they're doing"
     return bool(forms.lemmas(main) & (recall.RECALL_WORDS | forms.INTERROGATIVES | PAST)
-                or openers & forms.EN_WH or deeds.requested_verbs(question) & deeds.SAYING)
+                or asked_wh or deeds.requested_verbs(question) & deeds.SAYING)
+
+
+FINDING_OUT = frozenset({"know", "check", "out", "up", "say", "confirm", "ask", "wonder", "remember", "tell", "find"})
+"""Verbs (and particles: "work out", "look up") after which a question word asks about the night ("let me know
+who rang"); after others it opens a clause ("for when Rick gets in", "see what they're doing")."""
 
 
 PAST = frozenset({"た", "け", "did", "was", "were", "had"})
