@@ -42,7 +42,8 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
         found = content_lemmas(sentence) | forms.lemmas(sentence) | phrasal_nouns(sentence)
         if found & ANAPHORS and deeds_of_telling(sentence):
             found |= night_before  # "Cheers for last night. Talk me through it.": *it* is the night
-        named_besides = named_in(sentence) - WHOLE_NIGHT - HAPPENING - TELLING - REPORTING - recall.WHEN_ASKED
+        named = named_in(sentence)
+        named_besides = named - WHOLE_NIGHT - HAPPENING - TELLING - REPORTING - recall.WHEN_ASKED
         night_before = WHOLE_NIGHT & found if len(named_besides) <= 2 else set()  # "Simone: Cheers for last night."
         prompt = _asked_without_a_verb(sentence)
         if not (forms.is_request(sentence) or forms.is_question(sentence) or forms.claims_permission(sentence) or prompt):
@@ -53,8 +54,7 @@ def asks_for_report(question: str, report_duties: list[Duty], lines: list[materi
         span = {lemma for lemma in span if not _names_a_fact({lemma}, lines)}  # 停電中: the outage is a fact's, not the watch
         if forms.INTERROGATIVES & found:
             of_the_night = set()  # 「夜中の物音は何だった？」 asks what one thing was
-        asked_about = named_in(sentence) - HAPPENING - WHOLE_NIGHT - TELLING - REPORTING - recall.WHEN_ASKED - forms.ASKING \
-            - forms.EN_OPENERS - span
+        asked_about = named_besides - forms.ASKING - forms.EN_OPENERS - span
         if REPORTING & found and len(asked_about) <= 2:
             return True
         if found & {"anything", "何か"} and not asked_about - KNOWING and forms.is_question(sentence):

@@ -323,13 +323,12 @@ def forbidden(request: Request) -> Reply | None:
     # (「…一人で見てくる。ハッチを開けてくれ。」 asks as one).
     units = [[s] for s in sentences(outside_quotes(question))] + [sentences(speech) for speech in quoted(question)]
     asking_units = [unit for unit in units if any(_asks(s) for s in unit) and not all(forms.gives_a_reason(s) for s in unit)]
-    asking = [" ".join(unit) for unit in asking_units]
     prohibitions = request.duties_of("prohibition")
     if not any(deeds.PASSING_ON & forms.lemmas(duty.clause) for duty in prohibitions):  # no rule of silence
-        asking = [unit for unit in asking if not _only_to_be_told(unit)]
-    if not asking:
+        asking_units = [unit for unit in asking_units if not _only_to_be_told(" ".join(unit))]
+    if not asking_units:
         return None
-    asking_units = [unit for unit in asking_units if " ".join(unit) in asking]
+    asking = [" ".join(unit) for unit in asking_units]
     asked = (set(content_lemmas(question)) | directions(question)) - forms.ASKING  # the ask and its scene
     asked_deeds = [_deed_of_unit(unit) for unit in asking_units]
     deed_lemmas = set().union(*(content_lemmas(d) | directions(d) for d in asked_deeds))
@@ -339,12 +338,13 @@ def forbidden(request: Request) -> Reply | None:
     named = set().union(*(noun_chains(s) for s in asking)) if request.lang == "ja" \
         else set().union(*(english_things(d) for d in asked_deeds))  # English: the things the deed names
     modifiers = compound_modifiers(question)
+    ask_verbs = verb_lemmas(question)
     for duty in prohibitions:
         if not shares_a_word(question, duty.clause):
             continue  # outside the contract: granted, and the record says so (asked_to_act)
         by_lemma = asked - phrasal_verbs(duty.clause) - TABLE_VERBS  # the table's verbs are compared as actions
         framed = framing_removed(duty.clause)  # 「誰に言われても」, "whoever asks": not what the rule forbids
-        if relevant(framed, by_lemma, rare, deed_lemmas if passed_on else None, modifiers, verb_lemmas(question)) \
+        if relevant(framed, by_lemma, rare, deed_lemmas if passed_on else None, modifiers, ask_verbs) \
                 or actions(framed) & doing or _same_thing(targets(framed), named):
             return request.duty_reply(phrase(request.lang, "refuse"), duty, "refuse")
     return None
@@ -522,7 +522,9 @@ def relevant(clause: str, asked: set[str], rare: set[str], deed: set[str] | None
     shared -= _modifies_other_things(clause, modifiers or {})
     shared -= {w.gloss for w in analyze(clause) if w.gloss and w.lemma.lower() in shared}
     shared = {lemma for lemma in shared if not lemma.isdecimal()}  # 一段, 一点: a count names nothing
-    verbs = verb_lemmas(clause) & (ask_verbs if ask_verbs is not None else verb_lemmas(clause))
+    verbs = verb_lemmas(clause)
+    if ask_verbs is not None:
+        verbs &= ask_verbs  # a verb in both: "the press lot" in the ask is no verb
     in_deed = deed is None or bool(shared & deed)
     return in_deed and (len(shared) >= 2 or bool(shared & verbs) or bool(shared & rare))
 
