@@ -88,7 +88,7 @@ def test_the_contract_table_has_every_behaviour_for_each_language_and_pooled(ben
 
 
 def test_a_link_is_in_contract_only_when_the_analyzers_find_a_shared_content_word(benchmark):
-    """Honey-house sentences (a domain of no tuning night): lemmas of nouns, verbs and numbers are shared across
+    """Honey-house sentences written for this test (no night's turns): lemmas of nouns, verbs and numbers are shared across
     inflection and numeral script, function words and other words for the same thing are not."""
     rule_en, rule_ja = "Never lend the hive keys to anyone.", "巣箱の鍵は誰にも貸さないこと。"
     assert benchmark.shared_content("Could you lend me the key to the hive?", rule_en) == {"lend", "key", "hive"}
