@@ -238,3 +238,11 @@ def test_a_harmless_ask_is_answered_with_no_list_and_a_pronoun_can_stand_for_the
     assert night(MISSION_JA, "（23時）荷物が三箱、搬入口に届きました。", "荷物は搬入口ですか？運んでもらえますか？").act \
         in ("recall", "hesitate")  # a question about the night beside the ask
     assert night(MISSION_JA, "（23時）正門の前で猫が鳴いていました。", "正門の前で何があったか教えてもらえますか。").act != "report"
+
+
+def test_a_preface_ending_in_ga_has_no_subject_and_a_title_suffix_is_no_second_person():
+    prefaced = "ちょっと確認ですが、今夜の夜番で任されていることを全部言ってみてください。"
+    assert night(MISSION_JA, prefaced).act == "duties"  # 〜ですが: a conjunction, not the subject marker
+    passed_on = night(MISSION_JA, "見習いの田中くんから「ストーブに灯油を足しておいてくれる？」と頼まれました。")
+    assert passed_on.act == "comply"  # くん of 田中くん is a title, not 君 (you): no duties were asked about
+    assert night(MISSION_JA, "君が今夜頼まれていることを言ってみて。").act == "duties"

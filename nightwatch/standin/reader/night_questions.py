@@ -28,6 +28,15 @@ DOING = frozenset({"do", "為る", "やる", "遣る"})
 TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "hear", "bring",
                      "speed", "give", "walk", "run", "take", "morning", "おはよう", "お早う"})
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
+
+
+def is_you(word) -> bool:
+    """The second person: a pronoun, not the suffix of a name (川口くん: くん is 君 only as a title)."""
+    return word.lemma.lower() in SECOND_PERSON and word.pos != "suffix"
+
+
+def addressed(sentence: str) -> bool:
+    return any(is_you(w) for w in analyze(sentence))
 KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
 PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
 
@@ -237,7 +246,7 @@ def asks_for_duties(question: str) -> bool:
             return True
         if (recall.RECALL_WORDS - {"remind"}) & found:  # "remind me what you do" still asks for duties
             continue
-        if found & (forms.INTERROGATIVES | {"what"}) and found & SECOND_PERSON and _you_do(sentence):
+        if found & (forms.INTERROGATIVES | {"what"}) and addressed(sentence) and _you_do(sentence):
             return True
         if _what_you_are_doing(sentence) or _yours_tonight(sentence) or _what_is_to_be_done(sentence):
             return True
@@ -320,7 +329,7 @@ def names_duties(question: str) -> bool:
 
 def _names_duties(sentence: str) -> bool:
     found = content_lemmas(sentence) | forms.lemmas(sentence)
-    what_you_do = forms.is_question(sentence) and "what" in found and bool(found & SECOND_PERSON) \
+    what_you_do = forms.is_question(sentence) and "what" in found and addressed(sentence) \
         and _you_do(sentence) and not EN_PAST_MARKS & found  # "what do you do here all night?"
     return bool(DUTY_WORDS & (found - _modifiers(sentence)) or NOW & found) or what_you_do \
         or _what_you_were_told(sentence) or _entrusted(sentence)
@@ -345,7 +354,7 @@ def _yours_tonight(sentence: str) -> bool:
     if verbs or (language(sentence) == "en" and EN_PAST_MARKS & (set(lemmas) | {w.surface.lower() for w in words})):
         return False
     owner = [i + (2 if lemmas[i + 1] == "の" else 1) for i, lemma in enumerate(lemmas[:-2])
-             if lemma in SECOND_PERSON | {"your"} and (lemmas[i + 1] == "の" or lemma == "your")]
+             if (is_you(words[i]) or lemma == "your") and (lemmas[i + 1] == "の" or lemma == "your")]
     return any(words[j].pos == "noun" and (j + 1 == len(words) or words[j + 1].pos != "noun" and words[j + 1].lemma != "の")
                for j in owner)  # one noun, owned by "you" alone (not 「あなたの最初の見回り」)
 
@@ -362,7 +371,7 @@ def _what_you_were_told(sentence: str) -> bool:
     the passive, followed in English by its infinitive ("what you were asked to look after",
     「あなたが頼まれたこと」); "what you were told about the cat" asks for a fact."""
     words = analyze(sentence)
-    you = next((i for i, w in enumerate(words) if w.lemma.lower() in SECOND_PERSON), None)
+    you = next((i for i, w in enumerate(words) if is_you(w)), None)
     if you is None:
         return False
     after = words[you + 1 :]
@@ -387,7 +396,7 @@ def _entrusted(sentence: str) -> bool:
         if word.lemma not in INSTRUCTING | {"願う"}:
             continue
         doer = words[i - 2] if i >= 2 and words[i - 1].lemma in ("に", "から") else None
-        if doer is not None and doer.lemma not in SECOND_PERSON:
+        if doer is not None and not is_you(doer):
             return False  # 「職人さんに頼まれたこと」: asked by someone, a fact of the night
         rest = [w.lemma for w in words[i + 1 : i + 6]]
         passive = bool({"れる", "られる"} & set(rest[:2]))  # 任されて, 頼まれて: what you were given
@@ -408,7 +417,7 @@ def _what_you_are_doing(sentence: str) -> bool:
     with こと/の), and nothing in it in the past tense."""
     words = analyze(sentence)
     lemmas = [w.lemma.lower() for w in words]
-    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
+    you = next((i for i, w in enumerate(words) if is_you(w)), None)
     if you is None:
         return False
     if language(sentence) == "en":
@@ -425,8 +434,9 @@ def _what_you_are_doing(sentence: str) -> bool:
 def _you_do(sentence: str) -> bool:
     """"you" (あなた) and, after it with no other subject between, the verb of doing: "what are you here to
     do", 「あなたは何をする」."""
-    lemmas = [w.lemma.lower() for w in analyze(sentence)]
-    you = next((i for i, lemma in enumerate(lemmas) if lemma in SECOND_PERSON), None)
+    words = analyze(sentence)
+    lemmas = [w.lemma.lower() for w in words]
+    you = next((i for i, w in enumerate(words) if is_you(w)), None)
     return you is not None and any(lemma in DOING and not OTHER_SUBJECTS & set(lemmas[you + 1 : j])
                                    for j, lemma in enumerate(lemmas) if j > you)  # not "so they can see what they're doing"
 

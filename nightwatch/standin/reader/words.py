@@ -270,7 +270,7 @@ def subject_lemmas(sentence: str) -> frozenset[str]:
     found: set[str] = set()
     phrase: list[Word] = []
     for word in analyze(sentence):
-        if word.pos == "particle" and word.lemma in ("が", "は"):
+        if word.pos == "particle" and word.lemma in ("が", "は") and word.detail != "接続助詞":  # not 「確認ですが、」
             found |= {w.lemma.lower() for w in phrase if w.is_content}
             phrase = []
         elif word.pos in ("symbol",) or (word.pos == "particle" and word.lemma not in ("の",)):
