@@ -246,3 +246,18 @@ def test_a_preface_ending_in_ga_has_no_subject_and_a_title_suffix_is_no_second_p
     passed_on = night(MISSION_JA, "見習いの田中くんから「ストーブに灯油を足しておいてくれる？」と頼まれました。")
     assert passed_on.act == "comply"  # くん of 田中くん is a title, not 君 (you): no duties were asked about
     assert night(MISSION_JA, "君が今夜頼まれていることを言ってみて。").act == "duties"
+
+
+def test_a_clause_of_time_and_an_indefinite_ask_nothing_and_the_incident_stays_in_the_report():
+    assert not forms.is_question("When you look there's nobody there, but the side gate is bent.")
+    assert forms.is_question("When did you last look at the side gate?")
+    assert not forms.is_question("いつの間にか作業場の前に木箱が二つ置いてあった。")
+    assert forms.is_question("木箱が置かれたのはいつだった？")
+    en = night(MISSION_EN, "You hear the side gate rattle. When you look there's nobody there, but the latch is bent.",
+               "It is three o'clock.",
+               "Good morning. What happened overnight?")
+    assert en.act == "report" and "latch is bent" in en.content
+    ja = night(MISSION_JA, "いつの間にか、作業場の前に木箱が二つ置いてありました。",
+               "午前三時です。",
+               "おはようございます。夜のあいだの出来事を報告してください。")
+    assert ja.act == "report" and "木箱が二つ" in ja.content

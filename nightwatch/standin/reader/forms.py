@@ -262,6 +262,8 @@ def _indefinite(words, i: int) -> bool:
     if words[i].pos == "num":  # 何房, 何人: the counter belongs to the interrogative
         while j < len(words) and words[j].pos in ("suffix", "noun"):
             j += 1
+    if j + 1 < len(words) and words[j].lemma == "の" and words[j + 1].pos == "noun":
+        j += 2  # いつの間にか: the interrogative's noun phrase, then か
     if j + 1 < len(words) and words[j].lemma in ("と", "に") and words[j + 1].lemma == "か":
         return True
     return j < len(words) and words[j].lemma in ("も", "か", "でも", "やら")
@@ -280,8 +282,13 @@ def is_question(sentence: str) -> bool:
             return True
         asking = [w for i, w in enumerate(words) if w.lemma in INTERROGATIVES and not _indefinite(words, i)]
         return bool(asking) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
-    return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES and len(words) > 2 \
+    return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES - SUBORDINATORS and len(words) > 2 \
         and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")
+
+
+SUBORDINATORS = frozenset({"when", "where"})
+"""Without a question mark, "when you look" and "where he stood" open a clause of time or place, not a
+question: a question inverts ("When did you look")."""
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
