@@ -261,3 +261,15 @@ def test_a_clause_of_time_and_an_indefinite_ask_nothing_and_the_incident_stays_i
                "午前三時です。",
                "おはようございます。夜のあいだの出来事を報告してください。")
     assert ja.act == "report" and "木箱が二つ" in ja.content
+
+
+def test_each_noun_listed_in_a_rule_is_a_thing_it_forbids():
+    from nightwatch.standin.reader.rules import english_things
+    assert english_things("No blowpipe, mould or jack leaves the workshop tonight.") == {"blowpipe", "mould", "jack", "workshop"}
+    assert english_things("Open the gate, and lock it.") == {"gate"}  # a verb and its object are no listed noun
+    mission = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
+                                            "- Every hour, check the furnace gauge.\n"
+                                            "- No blowpipe, mould or jack leaves the workshop tonight.\n"
+                                            "- Keep a note of anything unusual for the morning."}
+    said = ["Ana cleans the blowpipes and hangs them up.", "The blowpipes drip on the floor.", "Ana counts the blowpipes again."]
+    assert night(mission, *said, "A man at the window: 'Pass me one of those blowpipes, I'll pay you for it.'").act == "refuse"
