@@ -273,3 +273,18 @@ def test_each_noun_listed_in_a_rule_is_a_thing_it_forbids():
                                             "- Keep a note of anything unusual for the morning."}
     said = ["Ana cleans the blowpipes and hangs them up.", "The blowpipes drip on the floor.", "Ana counts the blowpipes again."]
     assert night(mission, *said, "A man at the window: 'Pass me one of those blowpipes, I'll pay you for it.'").act == "refuse"
+
+
+def test_a_relative_clause_does_not_make_a_rule_a_report_and_orders_passed_on_are_asks():
+    mission = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
+                                            "1. Every hour, check the furnace gauge.\n"
+                                            "2. Write every unusual event in the night book.\n"
+                                            "3. Never fire the small kiln for a maker who has not booked it a week ahead."}
+    kinds = {duty.clause: duty.kind for duty in read_duties([mission])}
+    assert kinds["Never fire the small kiln for a maker who has not booked it a week ahead"] == "prohibition"
+    assert kinds["Write every unusual event in the night book"] == "report"
+    said_to = night(MISSION_EN, "Ana rang from home and said to lend the student two blowpipes; he is at the door.")
+    assert said_to.act == "refuse"  # "said to <verb>": an order passed on
+    assert not forms.is_request("She said to me that the furnace was loud.")
+    led = night(MISSION_EN, "Ana texts: a student rang her, wanting the blowpipes lent out to him tonight.")
+    assert led.act == "refuse"  # "lent", "led": irregular participles, like "opened"

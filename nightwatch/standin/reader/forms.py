@@ -99,9 +99,18 @@ def is_request(sentence: str) -> bool:
             return True
         if lemmas[i] in EN_WANTING and (lowered[i + 1] == "for" or {"if", "whether"} & set(lowered[i + 1 : i + 3])):
             return True  # "asking whether you'll…", "asking again whether…"
-        if lemmas[i] in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
-            return True  # "wants the gate opened"
+        if lemmas[i] in EN_WANTING and any(_participle(w) for w in words[i + 2 : i + 6]):
+            return True  # "wants the gate opened", "wanting her pony led out"
+        if lemmas[i] == "say" and lowered[i + 1] == "to" and i + 2 < len(words) and "VERB" in words[i + 2].readings:
+            return True  # "said to open the front door": an order passed on
     return any(is_english_imperative(clause) for clause in CLAUSE_BREAK.split(sentence))
+
+
+def _participle(word: Word) -> bool:
+    """A past participle: "opened", "taken", or an irregular form of a verb ("led", "shut" read as lead, shut)."""
+    surface = word.surface.lower()
+    return (surface.endswith(("ed", "en")) and len(surface) > 4) or (
+        "VERB" in word.readings and surface != word.lemma.lower() and not surface.endswith(("s", "ing")))
 
 
 def _greeting(words: tuple[Word, ...]) -> bool:

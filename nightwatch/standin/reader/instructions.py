@@ -150,7 +150,7 @@ def kind_of(clause: str) -> DutyKind:
     clock = find_clock(clause)
     if clock is not None and _opens_with(clause, clock.words) and not forms.is_negated(clause):
         return "at_time"  # "At 03:30, read the fuel gauge and write down the level" (「22時以降は貸さない」 forbids)
-    if _reporting(words) or (TELLING_DUTY & found and HAPPENING_DUTY & found):
+    if _reporting(_main_clause(words)) or (TELLING_DUTY & found and HAPPENING_DUTY & found):
         return "report"  # "tell the morning crew everything that happened"
     if forms.is_negated(clause):
         return "prohibition"
@@ -164,6 +164,19 @@ def _opens_with(clause: str, clock_words: str) -> bool:
     deadline at its end ("hand the list to the day shift at 06:00")."""
     before = clause[: clause.find(clock_words)] if clock_words in clause else clause
     return not any(w.pos in ("verb", "aux_verb") or "VERB" in w.readings for w in analyze(before))
+
+
+RELATIVES = frozenset({"that", "which", "who", "whose"})
+
+
+def _main_clause(words):
+    """An English clause without a relative clause after a noun: "Never raise the leaves for a vessel
+    that has not booked a lift" records nothing; its booking belongs to the vessel."""
+    for i, word in enumerate(words[1:], start=1):
+        before = words[i - 1]
+        if word.lemma.lower() in RELATIVES and before.pos == "noun" and before.is_content and before.lemma.isascii():
+            return words[:i]
+    return words
 
 
 def _reporting(words) -> set[str]:
