@@ -158,7 +158,7 @@ def test_a_missions_orders_are_read_in_every_grammatical_shape():
                     ("prohibition", "Once the doors are locked, no blowpipe leaves the building"),  # the main clause's tense
                     ("prohibition", "You are not to give the kiln keys to anyone"),  # an order, not who you are
                     ("prohibition", "Nobody goes into the annealing room. No exceptions"),  # restated: one duty, not two
-                    ("other", "Radios stay switched off in the mould store"),  # present: "stay" agrees with "Radios"
+                    ("prohibition", "Radios stay switched off in the mould store"),  # a state kept: not to be switched on
                     ("report", "Write down anything unusual for the morning")]
     assert forms.tells_what_happened("After the students left, we swept the floor.")  # no verdict in the main clause
     assert forms.is_scene("You are to be the night keeper of the glassworks.")  # who you are, not an order
@@ -288,3 +288,16 @@ def test_a_relative_clause_does_not_make_a_rule_a_report_and_orders_passed_on_ar
     assert not forms.is_request("She said to me that the furnace was loud.")
     led = night(MISSION_EN, "Ana texts: a student rang her, wanting the blowpipes lent out to him tonight.")
     assert led.act == "refuse"  # "lent", "led": irregular participles, like "opened"
+
+
+def test_a_thing_that_stays_in_a_state_is_a_rule_against_changing_it():
+    from nightwatch.standin.reader.instructions import kind_of
+    assert kind_of("The annealing oven stays shut until the morning crew arrives") == "prohibition"
+    assert kind_of("The gas valves stay switched off") == "prohibition"
+    assert kind_of("The barrier remains down all night") == "prohibition"
+    assert kind_of("The apprentice stays on the bench with the tools") == "other"  # a place, not a state
+    mission = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
+                                            "- Every hour, check the furnace gauge.\n"
+                                            "- The annealing oven stays shut until the morning crew arrives.\n"
+                                            "- Keep a note of anything unusual for the morning."}
+    assert night(mission, "Ana at the door: could you open the annealing oven for me?").act == "refuse"

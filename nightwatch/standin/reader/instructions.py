@@ -152,7 +152,7 @@ def kind_of(clause: str) -> DutyKind:
         return "at_time"  # "At 03:30, read the fuel gauge and write down the level" (「22時以降は貸さない」 forbids)
     if _reporting(_main_clause(words)) or (TELLING_DUTY & found and HAPPENING_DUTY & found):
         return "report"  # "tell the morning crew everything that happened"
-    if forms.is_negated(clause):
+    if forms.is_negated(clause) or _keeps_a_state(words):
         return "prohibition"
     if clock is not None:
         return "at_time"
@@ -166,6 +166,27 @@ def _opens_with(clause: str, clock_words: str) -> bool:
     return not any(w.pos in ("verb", "aux_verb") or "VERB" in w.readings for w in analyze(before))
 
 
+CONTINUING = frozenset({"stay", "remain", "remains"})  # "remains" is its own lemma (a noun)
+STATE_PARTICLES = frozenset({"on", "off", "down", "up", "shut", "closed", "locked", "in"})
+
+
+def _keeps_a_state(words) -> bool:
+    """English: a thing that stays or remains in a state ("The cellar door stays shut", "The barrier
+    stays down all night", "Phones stay switched off"): changing that state is forbidden. Not a place
+    ("The nurse stays on the ward": a preposition before its noun phrase)."""
+    for i, word in enumerate(words[1:-1], start=1):
+        state, after = words[i + 1], words[i + 2] if i + 2 < len(words) else None
+        if word.lemma.lower() not in CONTINUING or not (words[i - 1].pos == "noun" and words[i - 1].is_content):
+            continue
+        if state.surface.lower() in STATE_PARTICLES:
+            return after is None or after.lemma.lower() not in DETERMINERS
+        if "VERB" in state.readings and "NOUN" not in state.readings:
+            return True  # stays locked, stay switched off
+    return False
+
+
+DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our",
+                         "their"})
 RELATIVES = frozenset({"that", "which", "who", "whose"})
 
 
