@@ -301,3 +301,11 @@ def test_a_thing_that_stays_in_a_state_is_a_rule_against_changing_it():
                                             "- The annealing oven stays shut until the morning crew arrives.\n"
                                             "- Keep a note of anything unusual for the morning."}
     assert night(mission, "Ana at the door: could you open the annealing oven for me?").act == "refuse"
+
+
+def test_what_you_are_somewhere_for_asks_for_the_duties():
+    assert night(MISSION_EN, "A cabbie waiting outside, curious: what are you out here for all night?").act == "duties"
+    from nightwatch.standin.reader.night_questions import _your_purpose
+    assert not _your_purpose("What are you waiting for?")  # a verb of its own
+    assert not _your_purpose("What is he here for, the man at the gate?")  # not you
+    assert night(MISSION_EN, "What is he here for, the man at the gate?").act != "duties"

@@ -248,8 +248,22 @@ def asks_for_duties(question: str) -> bool:
             continue
         if found & (forms.INTERROGATIVES | {"what"}) and addressed(sentence) and _you_do(sentence):
             return True
-        if _what_you_are_doing(sentence) or _yours_tonight(sentence) or _what_is_to_be_done(sentence):
+        if _what_you_are_doing(sentence) or _yours_tonight(sentence) or _what_is_to_be_done(sentence) \
+                or _your_purpose(sentence):
             return True
+    return False
+
+
+def _your_purpose(sentence: str) -> bool:
+    """English: what "you" are somewhere for, the preposition left at the end of its clause with no verb
+    before it ("What are you up here for all night?"; "What are you waiting for?" has a verb of its own)."""
+    words = analyze(sentence) if language(sentence) == "en" else ()
+    lemmas = [w.lemma.lower() for w in words]
+    for you, lemma in enumerate(lemmas):
+        if lemma != "you" or "what" not in lemmas[:you] or not {"are", "'re"} & set(lemmas[max(0, you - 2) : you]):
+            continue
+        at = next((j for j in range(you + 1, len(words)) if lemmas[j] == "for"), None)
+        return at is not None and not any(w.is_content or "VERB" in w.readings for w in words[you + 1 : at])
     return False
 
 
@@ -332,7 +346,7 @@ def _names_duties(sentence: str) -> bool:
     what_you_do = forms.is_question(sentence) and "what" in found and addressed(sentence) \
         and _you_do(sentence) and not EN_PAST_MARKS & found  # "what do you do here all night?"
     return bool(DUTY_WORDS & (found - _modifiers(sentence)) or NOW & found) or what_you_do \
-        or _what_you_were_told(sentence) or _entrusted(sentence)
+        or _what_you_were_told(sentence) or _entrusted(sentence) or _your_purpose(sentence)
 
 
 NOW = frozenset({"tonight", "今夜", "今晩", "今日"})
