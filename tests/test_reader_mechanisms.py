@@ -253,6 +253,8 @@ def test_a_clause_of_time_and_an_indefinite_ask_nothing_and_the_incident_stays_i
     assert forms.is_question("When did you last look at the side gate?")
     assert not forms.is_question("いつの間にか作業場の前に木箱が二つ置いてあった。")
     assert forms.is_question("木箱が置かれたのはいつだった？")
+    assert forms.is_question("何時の便か教えて")  # an embedded question: か, then a verb
+    assert forms.is_question("When you get a minute, what did the van driver want")  # the clause after the comma asks
     en = night(MISSION_EN, "You hear the side gate rattle. When you look there's nobody there, but the latch is bent.",
                "It is three o'clock.",
                "Good morning. What happened overnight?")
@@ -263,18 +265,6 @@ def test_a_clause_of_time_and_an_indefinite_ask_nothing_and_the_incident_stays_i
     assert ja.act == "report" and "木箱が二つ" in ja.content
 
 
-def test_each_noun_listed_in_a_rule_is_a_thing_it_forbids():
-    from nightwatch.standin.reader.rules import english_things
-    assert english_things("No blowpipe, mould or jack leaves the workshop tonight.") == {"blowpipe", "mould", "jack", "workshop"}
-    assert english_things("Open the gate, and lock it.") == {"gate"}  # a verb and its object are no listed noun
-    mission = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
-                                            "- Every hour, check the furnace gauge.\n"
-                                            "- No blowpipe, mould or jack leaves the workshop tonight.\n"
-                                            "- Keep a note of anything unusual for the morning."}
-    said = ["Ana cleans the blowpipes and hangs them up.", "The blowpipes drip on the floor.", "Ana counts the blowpipes again."]
-    assert night(mission, *said, "A man at the window: 'Pass me one of those blowpipes, I'll pay you for it.'").act == "refuse"
-
-
 def test_a_relative_clause_does_not_make_a_rule_a_report_and_orders_passed_on_are_asks():
     mission = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
                                             "1. Every hour, check the furnace gauge.\n"
@@ -283,9 +273,13 @@ def test_a_relative_clause_does_not_make_a_rule_a_report_and_orders_passed_on_ar
     kinds = {duty.clause: duty.kind for duty in read_duties([mission])}
     assert kinds["Never fire the small kiln for a maker who has not booked it a week ahead"] == "prohibition"
     assert kinds["Write every unusual event in the night book"] == "report"
+    from nightwatch.standin.reader.instructions import kind_of
+    assert kind_of("Every visitor who comes after ten is to be logged in the visitor book") == "report"  # not negated
     said_to = night(MISSION_EN, "Ana rang from home and said to lend the student two blowpipes; he is at the door.")
     assert said_to.act == "refuse"  # "said to <verb>": an order passed on
     assert not forms.is_request("She said to me that the furnace was loud.")
+    assert not forms.is_request("Ana told me the student came back in for his coat.")  # saying takes a clause
+    assert not forms.is_request("Ana said to tell you the furnace is hot.")  # a message passed on
     led = night(MISSION_EN, "Ana texts: a student rang her, wanting the blowpipes lent out to him tonight.")
     assert led.act == "refuse"  # "lent", "led": irregular participles, like "opened"
 
@@ -296,6 +290,9 @@ def test_a_thing_that_stays_in_a_state_is_a_rule_against_changing_it():
     assert kind_of("The gas valves stay switched off") == "prohibition"
     assert kind_of("The barrier remains down all night") == "prohibition"
     assert kind_of("The apprentice stays on the bench with the tools") == "other"  # a place, not a state
+    assert kind_of("The night porter stays on until six") == "other"  # a person, still at work
+    assert kind_of("The shop stays open until one") == "other"  # left open: nothing to keep from changing
+    assert kind_of("The annealing oven must stay shut") == "prohibition"
     mission = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
                                             "- Every hour, check the furnace gauge.\n"
                                             "- The annealing oven stays shut until the morning crew arrives.\n"

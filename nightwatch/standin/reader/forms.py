@@ -37,6 +37,7 @@ ASKING = frozenset({"頼む", "願う", "依頼", "ask", "request", "beg"})
 """Verbs of asking: the form of a request (「誰に頼まれても」, "whoever asks"), never what it is about."""
 EN_WH = frozenset({"what", "which", "who", "where", "when", "how", "why"})
 EN_WANTING = frozenset({"want", "ask", "need", "like", "tell", "request", "beg", "wish", "insist"})
+WANTING_A_THING_DONE = frozenset({"want", "need", "like", "wish"})
 """Lemmas of wanting and asking: any inflection (asks, asked, asking) passes an ask on."""
 EN_GRANTED = frozenset({"allowed", "permission", "permitted", "authorised", "authorized", "approved", "cleared", "okayed"})
 EN_PERMISSION = frozenset({"fine", "okay", "ok", "alright"})
@@ -99,10 +100,13 @@ def is_request(sentence: str) -> bool:
             return True
         if lemmas[i] in EN_WANTING and (lowered[i + 1] == "for" or {"if", "whether"} & set(lowered[i + 1 : i + 3])):
             return True  # "asking whether you'll…", "asking again whether…"
-        if lemmas[i] in EN_WANTING and any(_participle(w) for w in words[i + 2 : i + 6]):
-            return True  # "wants the gate opened", "wanting her pony led out"
-        if lemmas[i] == "say" and lowered[i + 1] == "to" and i + 2 < len(words) and "VERB" in words[i + 2].readings:
-            return True  # "said to open the front door": an order passed on
+        if lemmas[i] in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
+            return True  # "wants the gate opened"
+        if lemmas[i] in WANTING_A_THING_DONE and any(_participle(w) for w in words[i + 2 : i + 6]):
+            return True  # "wanting her pony led out" (not "told me he came back": a verb of saying takes a clause)
+        if lemmas[i] == "say" and lowered[i + 1] == "to" and i + 2 < len(words) and "VERB" in words[i + 2].readings \
+                and words[i + 2].surface.islower() and lowered[i + 3 : i + 4] != ["you"]:
+            return True  # "said to open the front door": an order passed on ("said to tell you…" passes a message)
     return any(is_english_imperative(clause) for clause in CLAUSE_BREAK.split(sentence))
 
 
@@ -272,7 +276,9 @@ def _indefinite(words, i: int) -> bool:
         while j < len(words) and words[j].pos in ("suffix", "noun"):
             j += 1
     if j + 1 < len(words) and words[j].lemma == "の" and words[j + 1].pos == "noun":
-        j += 2  # いつの間にか: the interrogative's noun phrase, then か
+        k = j + 2 + (j + 2 < len(words) and words[j + 2].lemma == "に")  # いつの間に
+        if k + 1 < len(words) and words[k].lemma == "か":  # いつの間にか, and the clause goes on
+            return words[k + 1].pos not in ("verb", "aux_verb", "particle", "aux")  # not 「何時の便か教えて」「何の音かな」
     if j + 1 < len(words) and words[j].lemma in ("と", "に") and words[j + 1].lemma == "か":
         return True
     return j < len(words) and words[j].lemma in ("も", "か", "でも", "やら")
@@ -291,13 +297,17 @@ def is_question(sentence: str) -> bool:
             return True
         asking = [w for i, w in enumerate(words) if w.lemma in INTERROGATIVES and not _indefinite(words, i)]
         return bool(asking) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
-    return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES - SUBORDINATORS and len(words) > 2 \
+    if words and words[0].surface.lower() in SUBORDINATORS:
+        head, comma, rest = stripped.partition(",")
+        asking = bool(rest.split()) and rest.split()[0].lower() in EN_WH
+        return bool(comma) and (asking or is_question(rest.strip()))  # "When you get a sec, what did the driver want"
+    return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES and len(words) > 2 \
         and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")
 
 
 SUBORDINATORS = frozenset({"when", "where"})
 """Without a question mark, "when you look" and "where he stood" open a clause of time or place, not a
-question: a question inverts ("When did you look")."""
+question (a question inverts: "When did you look"); what follows its comma may ask."""
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)

@@ -150,9 +150,10 @@ def kind_of(clause: str) -> DutyKind:
     clock = find_clock(clause)
     if clock is not None and _opens_with(clause, clock.words) and not forms.is_negated(clause):
         return "at_time"  # "At 03:30, read the fuel gauge and write down the level" (「22時以降は貸さない」 forbids)
-    if _reporting(_main_clause(words)) or (TELLING_DUTY & found and HAPPENING_DUTY & found):
+    negated = forms.is_negated(clause)
+    if _reporting(_main_clause(words) if negated else words) or (TELLING_DUTY & found and HAPPENING_DUTY & found):
         return "report"  # "tell the morning crew everything that happened"
-    if forms.is_negated(clause) or _keeps_a_state(words):
+    if negated or _keeps_a_state(words):
         return "prohibition"
     if clock is not None:
         return "at_time"
@@ -167,26 +168,29 @@ def _opens_with(clause: str, clock_words: str) -> bool:
 
 
 CONTINUING = frozenset({"stay", "remain", "remains"})  # "remains" is its own lemma (a noun)
-STATE_PARTICLES = frozenset({"on", "off", "down", "up", "shut", "closed", "locked", "in"})
+CLOSED_STATES = frozenset({"off", "down", "shut", "closed", "locked"})
+BEFORE_CONTINUING = frozenset({"must", "should", "will", "shall", "is", "are", "to"})
 
 
 def _keeps_a_state(words) -> bool:
-    """English: a thing that stays or remains in a state ("The cellar door stays shut", "The barrier
-    stays down all night", "Phones stay switched off"): changing that state is forbidden. Not a place
-    ("The nurse stays on the ward": a preposition before its noun phrase)."""
+    """English: a thing that stays or remains closed, off or in a state a verb made ("The cellar door
+    stays shut", "The barrier must stay down", "Phones stay switched off"): changing it is forbidden.
+    Not a person (a name, or "stays on until six", "stays awake") nor a state left open ("stays open")."""
     for i, word in enumerate(words[1:-1], start=1):
-        state, after = words[i + 1], words[i + 2] if i + 2 < len(words) else None
-        if word.lemma.lower() not in CONTINUING or not (words[i - 1].pos == "noun" and words[i - 1].is_content):
+        if word.lemma.lower() not in CONTINUING:
             continue
-        if state.surface.lower() in STATE_PARTICLES:
-            return after is None or after.lemma.lower() not in DETERMINERS
-        if "VERB" in state.readings and "NOUN" not in state.readings:
+        j = i - 1
+        while j > 0 and words[j].surface.lower() in BEFORE_CONTINUING:
+            j -= 1  # "must stay", "is to remain"
+        subject, state = words[j], words[i + 1]
+        if not (subject.pos == "noun" and subject.is_content) or (j > 0 and subject.surface[:1].isupper()):
+            continue
+        if state.surface.lower() in CLOSED_STATES or (
+                "VERB" in state.readings and state.surface.lower() != state.lemma.lower() and "ADJ" not in state.readings):
             return True  # stays locked, stay switched off
     return False
 
 
-DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our",
-                         "their"})
 RELATIVES = frozenset({"that", "which", "who", "whose"})
 
 

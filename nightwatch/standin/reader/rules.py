@@ -458,54 +458,23 @@ EN_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", 
 
 def english_things(text: str) -> set[str]:
     """The things an English text names: the head of each noun phrase a determiner opens, its last
-    word that can be a noun ("into the barrel cellar" → cellar, "past the lower gate" → gate), and of
-    each noun listed with it ("no hive, super or frame" → hive, super, frame).
+    word that can be a noun ("into the barrel cellar" → cellar, "past the lower gate" → gate).
     A pronoun ("open them") or a bare plural of people ("pickers included") names no thing."""
     words, things = analyze(text), set()
-    commas = _after_comma(text, words)
     for i, word in enumerate(words):
         if word.lemma.lower() not in EN_DETERMINERS:
             continue
-        runs, run = [], []
+        run = []
         subject = not any("VERB" in w.readings for w in words[:i])  # "The barrier stays", not "hand me the gate keys"
-        j = i + 1
-        while j < len(words):
-            following = words[j]
-            if run and (commas[j] or following.lemma.lower() in ("and", "or")):
-                listed = j + 1 if following.lemma.lower() in ("and", "or") else j
-                if not _listed_noun(words, listed):
-                    break
-                runs.append(run)
-                run, j = [], listed
-                continue
+        for following in words[i + 1:]:
             ends_the_phrase = "ADV" in following.readings and "ADJ" not in following.readings and run  # "the ice once"
             if not following.is_content or ends_the_phrase or (subject and run and agrees_as_verb(run[-1], following)):
                 break
             run.append(following)
-            j += 1
-        for listed_run in [*runs, run]:
-            nouns = [w for w in listed_run if not w.readings or "NOUN" in w.readings]
-            if nouns:
-                things.add(nouns[-1].lemma.lower())
+        nouns = [w for w in run if not w.readings or "NOUN" in w.readings]
+        if nouns:
+            things.add(nouns[-1].lemma.lower())
     return things
-
-
-def _after_comma(text: str, words) -> list[bool]:
-    """For each word, whether a comma stands between it and the word before (the analyzer drops commas)."""
-    found, cursor = [], 0
-    for word in words:
-        at = text.find(word.surface, cursor)
-        found.append(at > 0 and "," in text[cursor:at])
-        cursor = at + len(word.surface) if at >= 0 else cursor
-    return found
-
-
-def _listed_noun(words, at: int) -> bool:
-    """A noun that goes on a list ("super" in "hive, super or frame"), not a verb with its object ("and lock it")."""
-    if at >= len(words) or not words[at].is_content or (words[at].readings and "NOUN" not in words[at].readings):
-        return False
-    after = words[at + 1] if at + 1 < len(words) else None
-    return after is None or not (after.pos == "function" and after.lemma.lower() in EN_DETERMINERS | {"it", "them", "me", "him", "her", "us"})
 
 
 def targets(clause: str) -> set[str]:
