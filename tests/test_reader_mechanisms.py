@@ -306,3 +306,16 @@ def test_what_you_are_somewhere_for_asks_for_the_duties():
     assert not _your_purpose("What are you waiting for?")  # a verb of its own
     assert not _your_purpose("What is he here for, the man at the gate?")  # not you
     assert night(MISSION_EN, "What is he here for, the man at the gate?").act != "duties"
+
+
+def test_a_negation_that_asks_whether_and_a_number_sign_forbid_nothing():
+    assert not forms.is_negated("午前5時半に、炉の扉が閉まっていないか確かめること")  # 〜ないか: whether
+    assert not forms.is_negated("At 05:30, light furnace No. 2 for the morning crew")  # No. 2: a number
+    assert forms.is_negated("No one goes into the annealing room")
+    mission = {"role": "system", "content": "ガラス工房の夜番です。\n一、毎正時に炉の温度計を見て知らせること。\n"
+                                          "二、午前5時半に、炉の扉が閉まっていないか確かめること。\n"
+                                          "三、夜の出来事は朝に報告すること。"}
+    kinds = [duty.kind for duty in read_duties([mission])]
+    assert kinds == ["periodic", "at_time", "report"]
+    reply = night(mission, "五時半です。")
+    assert reply.act == "periodic" and "炉の扉" in reply.content  # the timed duty at its own time

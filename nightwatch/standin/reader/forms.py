@@ -319,14 +319,16 @@ def is_negated(sentence: str) -> bool:
             if word.lemma in PROHIBITIVE_NOUNS:
                 return True
             if word.pos in ("aux", "aux_adj") and word.lemma in NEGATORS and i > 0 \
-                    and words[i - 1].pos in ("verb", "aux_verb", "aux"):
+                    and words[i - 1].pos in ("verb", "aux_verb", "aux") \
+                    and not (i + 1 < len(words) and words[i + 1].lemma == "か"):  # 「凍っていないか確かめる」 asks whether
                 return True
             if word.lemma == "な" and word.pos == "particle" and i > 0 and words[i - 1].pos == "verb" \
                     and words[i - 1].form.startswith("終止形"):
                 return True
         return False
     lowered = [w.surface.lower() for w in words]
-    return any(w in EN_NEGATORS or w.endswith("n't") for w in lowered) or \
+    numbered = {i for i, w in enumerate(lowered[:-1]) if w == "no" and words[i + 1].surface.isdigit()}  # "pump No. 4"
+    return any((w in EN_NEGATORS and i not in numbered) or w.endswith("n't") for i, w in enumerate(lowered)) or \
         any(w.lemma in EN_NEGATIVE_VERBS for w in words) or \
         any(w == "off" and nxt.startswith("limit") for w, nxt in zip(lowered, lowered[1:]))  # off limits
 
