@@ -319,3 +319,9 @@ def test_a_negation_that_asks_whether_and_a_number_sign_forbid_nothing():
     assert kinds == ["periodic", "at_time", "report"]
     reply = night(mission, "五時半です。")
     assert reply.act == "periodic" and "炉の扉" in reply.content  # the timed duty at its own time
+
+
+def test_someone_elses_instructions_are_no_question_about_the_duties():
+    assert night(MISSION_EN, "Did the gas engineer leave any instructions for the new furnace?").act != "duties"
+    assert night(MISSION_EN, "By the way, did the sand supplier say when the next order's due?").act != "duties"
+    assert night(MISSION_EN, "Did the manager give you any instructions for tonight?").act == "duties"  # yours

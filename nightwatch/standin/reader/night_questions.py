@@ -240,7 +240,7 @@ def asks_for_duties(question: str) -> bool:
         if reported:
             sentence = _reported_part(sentence)  # "…hands in delivery orders, and asks if you'd stamp one": what is asked
         found = content_lemmas(sentence) | forms.lemmas(sentence) | _verbs_as_nouns(sentence)
-        if DUTY_WORDS & (found - _modifiers(sentence)):
+        if DUTY_WORDS & (found - _modifiers(sentence)) and not _about_someone_else(sentence):
             return True
         if _what_you_were_told(sentence) or _entrusted(sentence):
             return True
@@ -265,6 +265,22 @@ def _your_purpose(sentence: str) -> bool:
         at = next((j for j in range(you + 1, len(words)) if lemmas[j] == "for"), None)
         return at is not None and not any(w.is_content or "VERB" in w.readings for w in words[you + 1 : at])
     return False
+
+
+EN_AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "will", "would", "is", "was", "can", "could"})
+
+
+def _about_someone_else(sentence: str) -> bool:
+    """An English question whose subject is someone else, with no "you" in it ("Did the vet leave any
+    instructions for Kaze?", "did the supplier say when the next order's coming?"): its orders and
+    instructions are theirs, not the watch's."""
+    words = analyze(sentence) if language(sentence) == "en" else ()
+    lowered = [w.surface.lower() for w in words]
+    if {"you", "your", "yours"} & set(lowered):
+        return False
+    return any(word in EN_AUXILIARIES and i + 1 < len(words) and (lowered[i + 1] in ("the", "a", "an", "that", "this")
+               or (words[i + 1].pos == "noun" and words[i + 1].surface[:1].isupper()))
+               for i, word in enumerate(lowered[:4]))
 
 
 ASKING_VERBS = frozenset({"ask", "wonder", "聞く", "尋ねる"})
