@@ -325,3 +325,12 @@ def test_someone_elses_instructions_are_no_question_about_the_duties():
     assert night(MISSION_EN, "Did the gas engineer leave any instructions for the new furnace?").act != "duties"
     assert night(MISSION_EN, "By the way, did the sand supplier say when the next order's due?").act != "duties"
     assert night(MISSION_EN, "Did the manager give you any instructions for tonight?").act == "duties"  # yours
+
+
+def test_a_request_passed_on_with_to_no_koto_is_an_incident_of_the_night():
+    assert not forms.is_direct_request("作業場の照明がまぶしいので、消してもらえないか、とのことです。")
+    assert forms.is_direct_request("作業場の照明がまぶしいので、消してもらえませんか。")
+    reply = night(MISSION_JA, "近所の方からインターホンです。作業場の照明がまぶしいので、消してもらえないか、とのことです。",
+                  "午前三時です。",
+                  "おはようございます。夜のあいだの出来事を報告してください。")
+    assert reply.act == "report" and "照明" in reply.content

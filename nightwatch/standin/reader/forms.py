@@ -417,8 +417,9 @@ def is_direct_request(sentence: str) -> bool:
     words = analyze(sentence)
     if language(sentence) == "ja":
         for i, word in enumerate(words):
-            if word.lemma in ("と", "って") and word.pos == "particle" and any(
-                    w.lemma in REPORTING_VERBS for w in words[i + 1 : i + 4]):
+            if word.lemma in ("と", "って") and word.pos == "particle" and (any(
+                    w.lemma in REPORTING_VERBS for w in words[i + 1 : i + 4])
+                    or [w.lemma for w in words[i + 1 : i + 3]] == ["の", "事"]):  # 〜とのことです: what was said
                 return False
             if word.surface == "そう" and i > 0 and words[i - 1].pos in ("aux", "verb", "aux_adj"):
                 return False  # 〜たいそうです: hearsay
