@@ -334,3 +334,15 @@ def test_a_request_passed_on_with_to_no_koto_is_an_incident_of_the_night():
                   "午前三時です。",
                   "おはようございます。夜のあいだの出来事を報告してください。")
     assert reply.act == "report" and "照明" in reply.content
+
+
+def test_an_acronym_or_a_noun_before_a_place_opens_no_imperative():
+    assert not forms.is_english_imperative("CO in the annealing room climbs to 40 ppm")  # an acronym is no verb
+    assert not forms.is_english_imperative("Alarm on furnace 2")  # a place after a bare noun: a notice
+    assert forms.is_english_imperative("Turn on the extractor")
+    assert forms.is_english_imperative("Switch off number two for a bit")
+    assert forms.is_english_imperative("Open up, mate")
+    reply = night(MISSION_EN, "Alarm on furnace 2: high flue temperature. It cleared by itself after 3 minutes.",
+                  "It is four o'clock.",
+                  "Good morning. What happened overnight?")
+    assert reply.act == "report" and "flue temperature" in reply.content

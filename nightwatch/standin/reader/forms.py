@@ -173,14 +173,27 @@ def is_english_imperative(sentence: str) -> bool:
     first = words[0]
     if first.pos != "noun" or first.surface[:1].isupper() and first is not analyze(sentence)[0]:
         return False
-    if first.readings and "VERB" not in first.readings:
-        return False  # "Humidity on the mast jumps…": the lexicon knows no verb "humidity"
+    if first.readings and "VERB" not in first.readings or (len(first.surface) > 1 and first.surface.isupper()):
+        return False  # "Humidity on the mast jumps…": the lexicon knows no verb "humidity"; "CO in the bore…"
+    if len(words) > 2 and words[1].surface.lower() in PLACE_PREPOSITIONS and words[2].pos == "noun" and words[2].is_content \
+            and words[2].surface.islower() and not _ends_after(sentence, words[1]):
+        return False  # "Alarm on heat exchanger 3", "Leak in boiler room": a place, not a phrasal verb ("Switch off pump 3")
     base = first.lemma == first.surface.lower()
     second = words[1] if len(words) > 1 else None
     named = second is not None and second.surface[:1].isupper() and second.surface.isalpha() and len(second.surface) > 1 \
         and second.pos == "noun" \
         and simplemma.is_known(first.surface.lower(), lang="en")  # "Let Meg in", not "Sumburgh Head" nor "code E-27"
     return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or lowered[1] in EN_WH or named)  # "List what…"
+
+
+PLACE_PREPOSITIONS = frozenset({"on", "in", "at"})
+
+
+def _ends_after(sentence: str, word: Word) -> bool:
+    """Does punctuation follow the word in the sentence ("Open up, mate")?"""
+    at = sentence.lower().find(word.surface.lower())
+    rest = sentence[at + len(word.surface) :].lstrip() if at >= 0 else ""
+    return not rest or not rest[0].isalnum()
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
