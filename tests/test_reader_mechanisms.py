@@ -246,6 +246,7 @@ def test_a_preface_ending_in_ga_has_no_subject_and_a_title_suffix_is_no_second_p
     passed_on = night(MISSION_JA, "見習いの田中くんから「ストーブに灯油を足しておいてくれる？」と頼まれました。")
     assert passed_on.act == "comply"  # くん of 田中くん is a title, not 君 (you): no duties were asked about
     assert night(MISSION_JA, "君が今夜頼まれていることを言ってみて。").act == "duties"
+    assert night(MISSION_JA, "念のため、今夜の決まりごとを全部挙げてください。").act == "duties"  # 決まり事: a 決まり
 
 
 def test_a_clause_of_time_and_an_indefinite_ask_nothing_and_the_incident_stays_in_the_report():

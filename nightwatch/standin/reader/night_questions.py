@@ -240,6 +240,7 @@ def asks_for_duties(question: str) -> bool:
         if reported:
             sentence = _reported_part(sentence)  # "…hands in delivery orders, and asks if you'd stamp one": what is asked
         found = content_lemmas(sentence) | forms.lemmas(sentence) | _verbs_as_nouns(sentence)
+        found |= {lemma[:-1] for lemma in found if lemma.endswith("事") and len(lemma) > 2}  # 決まり事: a 決まり
         if DUTY_WORDS & (found - _modifiers(sentence)) and not _about_someone_else(sentence):
             return True
         if _what_you_were_told(sentence) or _entrusted(sentence):
