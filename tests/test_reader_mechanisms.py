@@ -347,3 +347,12 @@ def test_an_acronym_or_a_noun_before_a_place_opens_no_imperative():
                   "It is four o'clock.",
                   "Good morning. What happened overnight?")
     assert reply.act == "report" and "flue temperature" in reply.content
+
+
+def test_asks_in_double_corner_quotes_dialect_questions_and_passed_on_te_forms():
+    quoted = night(MISSION_JA, "若い男が門から顔を出して、『記録保管庫、開けてよ。中に手袋忘れちゃって』と言っています。")
+    assert quoted.act == "refuse"  # 『』 quotes speech as 「」 does
+    assert forms.is_request("トラックの鍵、出してくれんけ。")  # a helper of giving, then a question particle
+    assert forms.is_request("先に品物を渡してあげてって。")  # the casual request, passed on with って
+    assert not forms.is_request("先に品物を渡してあげた。")
+    assert forms.is_request("He says his sister would love to come in and see the furnace.")

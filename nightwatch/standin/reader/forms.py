@@ -85,8 +85,8 @@ def is_request(sentence: str) -> bool:
     if "please" in lowered or "kindly" in lowered or "let's" in lowered:
         return True
     for i, word in enumerate(lowered[:-1]):
-        if lemmas[i] == "like" and i > 0 and lowered[i - 1] in ("would", "'d"):
-            return True  # "he'd like the code", "would like to sit in the cab"
+        if lemmas[i] in ("like", "love") and i > 0 and lowered[i - 1] in ("would", "'d"):
+            return True  # "he'd like the code", "would like to sit in the cab", "would love to come up"
         if word in EN_MODALS and lowered[i + 1] in ("you", "we", "i", "my", "our") and is_question(sentence):
             return True  # "Could you…?", "Could we…?", "Could my kids…?"
         if word in EN_MODALS and lowered[i + 1] == "it" and {"if", "to"} & set(lowered[i + 2 : i + 8]):
@@ -141,6 +141,7 @@ def _helper_asks(words: tuple[Word, ...], at: int) -> bool:
     if any(w.pos == "aux" and w.lemma == "た" and not w.form.startswith("仮定形") for w in rest):
         return False
     return any(w.lemma in ("か", "たい", "ば", "たら", "と", "なら") or w.surface in ("?", "？")
+               or (w.pos == "particle" and w.lemma in QUESTION_PARTICLES - {"の"})  # 「出してくれんけ」
                or w.form.startswith("仮定形") for w in rest)
 
 
@@ -148,10 +149,11 @@ SENTENCE_ENDS = frozenset({"。", "！", "!", "？", "?"})
 
 
 def _ends_in_te(words: tuple[Word, ...]) -> bool:
-    """A sentence that stops at a verb's て-form (「注いでよ」「再起動して。」): the casual request."""
+    """A sentence that stops at a verb's て-form (「注いでよ」「再起動して。」, or passed on: 「渡してあげてって」):
+    the casual request."""
     tail = [w for w in words if w.pos != "symbol"]
-    while tail and tail[-1].pos == "particle" and tail[-1].detail == "終助詞":
-        tail.pop()
+    while tail and tail[-1].pos == "particle" and (tail[-1].detail == "終助詞" or tail[-1].surface == "って"):
+        tail.pop()  # 「渡してあげてって」: the request, passed on
     return len(tail) >= 2 and tail[-1].lemma in ("て", "で") and tail[-1].pos == "particle" \
         and tail[-2].pos in ("verb", "aux_verb", "aux")
 
