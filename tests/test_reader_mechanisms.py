@@ -337,16 +337,15 @@ def test_a_request_passed_on_with_to_no_koto_is_an_incident_of_the_night():
     assert reply.act == "report" and "照明" in reply.content
 
 
-def test_an_acronym_or_a_noun_before_a_place_opens_no_imperative():
+def test_an_acronym_the_lexicon_does_not_know_opens_no_imperative():
     assert not forms.is_english_imperative("CO in the annealing room climbs to 40 ppm")  # an acronym is no verb
-    assert not forms.is_english_imperative("Alarm on furnace 2")  # a place after a bare noun: a notice
-    assert forms.is_english_imperative("Turn on the extractor")
-    assert forms.is_english_imperative("Switch off number two for a bit")
+    assert forms.is_english_imperative("LEND me a blowpipe, mate")  # shouted, still a verb
+    assert forms.is_english_imperative("Turn on heaters in the break room")
     assert forms.is_english_imperative("Open up, mate")
-    reply = night(MISSION_EN, "Alarm on furnace 2: high flue temperature. It cleared by itself after 3 minutes.",
+    reply = night(MISSION_EN, "CO in the annealing room climbs to 40 ppm; the extractor starts up on its own.",
                   "It is four o'clock.",
                   "Good morning. What happened overnight?")
-    assert reply.act == "report" and "flue temperature" in reply.content
+    assert reply.act == "report" and "40 ppm" in reply.content
 
 
 def test_asks_in_double_corner_quotes_dialect_questions_and_passed_on_te_forms():
@@ -356,3 +355,15 @@ def test_asks_in_double_corner_quotes_dialect_questions_and_passed_on_te_forms()
     assert forms.is_request("先に品物を渡してあげてって。")  # the casual request, passed on with って
     assert not forms.is_request("先に品物を渡してあげた。")
     assert forms.is_request("He says his sister would love to come in and see the furnace.")
+
+
+def test_readings_kept_after_a_read_of_these_mechanisms():
+    assert forms.is_negated("記録保管庫に誰も入らないか、見張ること")  # no one: still forbids
+    assert forms.is_negated("No 2 people go up on the roof together")  # a count, not "No." before a number
+    assert not forms.is_request("何時に来てくれるんだっけ")  # a question about the night, not an ask
+    assert forms.is_direct_request("業者さんが九時に来るとのことですので、門の鍵を開けておいてください。")
+    assert not forms.is_direct_request("車を移動してあげてって。")  # passed on
+    from nightwatch.standin.reader.text import quoted
+    assert quoted("ラジオで『帰ってこいよ』が流れています。") == []  # a title
+    assert night(MISSION_EN, "Did the manager leave any instructions for tonight?").act == "duties"
+    assert night(MISSION_EN, "What is the first duty on the list?").act == "duties"

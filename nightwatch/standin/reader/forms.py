@@ -141,8 +141,9 @@ def _helper_asks(words: tuple[Word, ...], at: int) -> bool:
     if any(w.pos == "aux" and w.lemma == "た" and not w.form.startswith("仮定形") for w in rest):
         return False
     return any(w.lemma in ("か", "たい", "ば", "たら", "と", "なら") or w.surface in ("?", "？")
-               or (w.pos == "particle" and w.lemma in QUESTION_PARTICLES - {"の"})  # 「出してくれんけ」
-               or w.form.startswith("仮定形") for w in rest)
+               or (w.pos == "particle" and w.lemma in QUESTION_PARTICLES - {"の"} and n > 0
+                   and (rest[n - 1] is helper or rest[n - 1].lemma in NEGATORS))  # 「出してくれんけ」, not 「…くれるんだっけ」
+               or w.form.startswith("仮定形") for n, w in enumerate(rest))
 
 
 SENTENCE_ENDS = frozenset({"。", "！", "!", "？", "?"})
@@ -175,27 +176,15 @@ def is_english_imperative(sentence: str) -> bool:
     first = words[0]
     if first.pos != "noun" or first.surface[:1].isupper() and first is not analyze(sentence)[0]:
         return False
-    if first.readings and "VERB" not in first.readings or (len(first.surface) > 1 and first.surface.isupper()):
+    if first.readings and "VERB" not in first.readings or (len(first.surface) > 1 and first.surface.isupper()
+                                                               and not first.readings):
         return False  # "Humidity on the mast jumps…": the lexicon knows no verb "humidity"; "CO in the bore…"
-    if len(words) > 2 and words[1].surface.lower() in PLACE_PREPOSITIONS and words[2].pos == "noun" and words[2].is_content \
-            and words[2].surface.islower() and not _ends_after(sentence, words[1]):
-        return False  # "Alarm on heat exchanger 3", "Leak in boiler room": a place, not a phrasal verb ("Switch off pump 3")
     base = first.lemma == first.surface.lower()
     second = words[1] if len(words) > 1 else None
     named = second is not None and second.surface[:1].isupper() and second.surface.isalpha() and len(second.surface) > 1 \
         and second.pos == "noun" \
         and simplemma.is_known(first.surface.lower(), lang="en")  # "Let Meg in", not "Sumburgh Head" nor "code E-27"
     return base and len(lowered) > 1 and (lowered[1] in ENGLISH_DETERMINERS or lowered[1] in EN_WH or named)  # "List what…"
-
-
-PLACE_PREPOSITIONS = frozenset({"on", "in", "at"})
-
-
-def _ends_after(sentence: str, word: Word) -> bool:
-    """Does punctuation follow the word in the sentence ("Open up, mate")?"""
-    at = sentence.lower().find(word.surface.lower())
-    rest = sentence[at + len(word.surface) :].lstrip() if at >= 0 else ""
-    return not rest or not rest[0].isalnum()
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -335,17 +324,23 @@ def is_negated(sentence: str) -> bool:
                 return True
             if word.pos in ("aux", "aux_adj") and word.lemma in NEGATORS and i > 0 \
                     and words[i - 1].pos in ("verb", "aux_verb", "aux") \
-                    and not (i + 1 < len(words) and words[i + 1].lemma == "か"):  # 「凍っていないか確かめる」 asks whether
-                return True
+                    and not (i + 1 < len(words) and words[i + 1].lemma == "か" and not _no_one(words[:i])):
+                return True  # 「凍っていないか確かめる」 asks whether; 「誰も入らないか見張る」 still forbids
             if word.lemma == "な" and word.pos == "particle" and i > 0 and words[i - 1].pos == "verb" \
                     and words[i - 1].form.startswith("終止形"):
                 return True
         return False
     lowered = [w.surface.lower() for w in words]
-    numbered = {i for i, w in enumerate(lowered[:-1]) if w == "no" and words[i + 1].surface.isdigit()}  # "pump No. 4"
+    numbered = {i for i, w in enumerate(lowered[:-1]) if w == "no" and words[i + 1].surface.isdigit()} \
+        if re.search(r"\bNo\.\s*\d", sentence) else set()  # "pump No. 4" (not "No 2 people go up")
     return any((w in EN_NEGATORS and i not in numbered) or w.endswith("n't") for i, w in enumerate(lowered)) or \
         any(w.lemma in EN_NEGATIVE_VERBS for w in words) or \
         any(w == "off" and nxt.startswith("limit") for w, nxt in zip(lowered, lowered[1:]))  # off limits
+
+
+def _no_one(words) -> bool:
+    """An interrogative with も (誰も, 何も): no one, nothing."""
+    return any(w.lemma in INTERROGATIVES and after.lemma == "も" for w, after in zip(words, words[1:]))
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
@@ -432,9 +427,11 @@ def is_direct_request(sentence: str) -> bool:
     words = analyze(sentence)
     if language(sentence) == "ja":
         for i, word in enumerate(words):
+            after = [w for w in words[i + 1 :] if w.pos != "symbol"]
             if word.lemma in ("と", "って") and word.pos == "particle" and (any(
                     w.lemma in REPORTING_VERBS for w in words[i + 1 : i + 4])
-                    or [w.lemma for w in words[i + 1 : i + 3]] == ["の", "事"]):  # 〜とのことです: what was said
+                    or ([w.lemma for w in after[:2]] == ["の", "事"] and all(w.lemma in ("です", "だ", "た") for w in after[2:]))
+                    or (word.surface == "って" and not after)):  # 〜とのことです, 〜てって: what was said, at the end
                 return False
             if word.surface == "そう" and i > 0 and words[i - 1].pos in ("aux", "verb", "aux_adj"):
                 return False  # 〜たいそうです: hearsay

@@ -268,7 +268,7 @@ def _your_purpose(sentence: str) -> bool:
     return False
 
 
-EN_AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "will", "would", "is", "was", "can", "could"})
+EN_AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "will", "would", "can", "could"})
 
 
 def _about_someone_else(sentence: str) -> bool:
@@ -277,11 +277,14 @@ def _about_someone_else(sentence: str) -> bool:
     instructions are theirs, not the watch's."""
     words = analyze(sentence) if language(sentence) == "en" else ()
     lowered = [w.surface.lower() for w in words]
-    if {"you", "your", "yours"} & set(lowered):
-        return False
-    return any(word in EN_AUXILIARIES and i + 1 < len(words) and (lowered[i + 1] in ("the", "a", "an", "that", "this")
-               or (words[i + 1].pos == "noun" and words[i + 1].surface[:1].isupper()))
-               for i, word in enumerate(lowered[:4]))
+    if {"you", "your", "yours"} & set(lowered) or (NOW | WHOLE_NIGHT | {"watch"}) & set(lowered):
+        return False  # "Did the manager leave any instructions for tonight?" asks for tonight's duties
+    for i, word in enumerate(lowered[:4]):
+        if word in EN_AUXILIARIES and i + 1 < len(words) and (lowered[i + 1] in ("the", "a", "an", "that", "this")
+                                                              or (words[i + 1].pos == "noun" and words[i + 1].surface[:1].isupper())):
+            subject = next((w for w in words[i + 2 : i + 5] if w.pos == "noun" and w.is_content), words[i + 1])
+            return subject.lemma.lower() not in DUTY_WORDS  # "Have the instructions changed?" is about them
+    return False
 
 
 ASKING_VERBS = frozenset({"ask", "wonder", "聞く", "尋ねる"})

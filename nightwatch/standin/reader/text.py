@@ -214,11 +214,11 @@ def _bare_hour(text: str) -> Clock | None:
     return Clock(value % 24, said) if value is not None and 1 <= value <= 24 else None
 
 
-QUOTED = re.compile(r"「([^」]+)」|『([^』]+)』|\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<![\w])'(.+?[.?!,])'(?![\w])")
+QUOTED = re.compile(r"「([^」]+)」|『([^』]+)』(?!が|の|を|は|という)|\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|(?<![\w])'(.+?[.?!,])'(?![\w])")
 
 
 def quoted(text: str) -> list[str]:
-    """Spans inside「」『』or "" quotes, in order."""
+    """Spans inside「」『』or "" quotes, in order (a 『』 followed by が, の, を, は or という names a title)."""
     return [next(group for group in groups if group) for groups in QUOTED.findall(text)]
 
 
