@@ -28,6 +28,8 @@ DOING = frozenset({"do", "為る", "やる", "遣る"})
 TELLING = frozenset({"教える", "聞く", "聞かせる", "話す", "纏める", "言う", "貰う", "tell", "say", "talk", "speak", "hear", "bring",
                      "speed", "give", "walk", "run", "take", "morning", "おはよう", "お早う"})
 SECOND_PERSON = frozenset({"you", "貴方", "あなた", "君", "お前"})
+KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
+PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
 
 
 def is_you(word) -> bool:
@@ -36,9 +38,8 @@ def is_you(word) -> bool:
 
 
 def addressed(sentence: str) -> bool:
+    """Does the sentence name "you" (あなた, 君 as a pronoun)?"""
     return any(is_you(w) for w in analyze(sentence))
-KNOWING = frozenset({"know", "知る", "知らせる", "note", "need"})
-PARTICLES = frozenset({"over", "down", "up", "in", "out", "through"})
 
 
 def asks_for_report(question: str, report_duties: list[Duty], lines: list[material.Line]) -> bool:
