@@ -10,6 +10,7 @@ from nightwatch.standin.reader import forms, material, read, recall, summary
 from nightwatch.standin.reader.concepts import actions, framing_removed
 from nightwatch.standin.reader.contract import shares_a_word
 from nightwatch.standin.reader.instructions import read_duties
+from nightwatch.standin.reader.text import language
 
 MISSION_EN = {"role": "system", "content": "Night watch at the Harbour Glassworks.\n"
                                            "- Every hour, check the furnace gauge and say whether it is steady.\n"
@@ -29,6 +30,14 @@ def night(mission: dict[str, str], *said: str):
         reply = read([*messages, {"role": "user", "content": text}])
         messages += [{"role": "user", "content": text}, {"role": "assistant", "content": reply.content}]
     return reply
+
+
+MORNING_ASK = {"en": "Good morning. What happened overnight?", "ja": "おはようございます。夜のあいだの出来事を報告してください。"}
+
+
+def morning_report(mission: dict[str, str], incident: str, clock: str):
+    """The reply to the morning's report request, in the mission's language, after one incident and a clock call."""
+    return night(mission, incident, clock, MORNING_ASK[language(mission["content"])])
 
 
 def test_a_pronoun_in_a_prohibition_stands_for_what_the_sentence_before_named():
@@ -256,13 +265,10 @@ def test_a_clause_of_time_and_an_indefinite_ask_nothing_and_the_incident_stays_i
     assert forms.is_question("木箱が置かれたのはいつだった？")
     assert forms.is_question("何時の便か教えて")  # an embedded question: か, then a verb
     assert forms.is_question("When you get a minute, what did the van driver want")  # the clause after the comma asks
-    en = night(MISSION_EN, "You hear the side gate rattle. When you look there's nobody there, but the latch is bent.",
-               "It is three o'clock.",
-               "Good morning. What happened overnight?")
+    en = morning_report(MISSION_EN, "You hear the side gate rattle. When you look there's nobody there, but the latch is bent.",
+                        "It is three o'clock.")
     assert en.act == "report" and "latch is bent" in en.content
-    ja = night(MISSION_JA, "いつの間にか、作業場の前に木箱が二つ置いてありました。",
-               "午前三時です。",
-               "おはようございます。夜のあいだの出来事を報告してください。")
+    ja = morning_report(MISSION_JA, "いつの間にか、作業場の前に木箱が二つ置いてありました。", "午前三時です。")
     assert ja.act == "report" and "木箱が二つ" in ja.content
 
 
@@ -331,9 +337,8 @@ def test_someone_elses_instructions_are_no_question_about_the_duties():
 def test_a_request_passed_on_with_to_no_koto_is_an_incident_of_the_night():
     assert not forms.is_direct_request("作業場の照明がまぶしいので、消してもらえないか、とのことです。")
     assert forms.is_direct_request("作業場の照明がまぶしいので、消してもらえませんか。")
-    reply = night(MISSION_JA, "近所の方からインターホンです。作業場の照明がまぶしいので、消してもらえないか、とのことです。",
-                  "午前三時です。",
-                  "おはようございます。夜のあいだの出来事を報告してください。")
+    reply = morning_report(MISSION_JA, "近所の方からインターホンです。作業場の照明がまぶしいので、消してもらえないか、とのことです。",
+                           "午前三時です。")
     assert reply.act == "report" and "照明" in reply.content
 
 
@@ -342,9 +347,8 @@ def test_an_acronym_the_lexicon_does_not_know_opens_no_imperative():
     assert forms.is_english_imperative("LEND me a blowpipe, mate")  # shouted, still a verb
     assert forms.is_english_imperative("Turn on heaters in the break room")
     assert forms.is_english_imperative("Open up, mate")
-    reply = night(MISSION_EN, "CO in the annealing room climbs to 40 ppm; the extractor starts up on its own.",
-                  "It is four o'clock.",
-                  "Good morning. What happened overnight?")
+    reply = morning_report(MISSION_EN, "CO in the annealing room climbs to 40 ppm; the extractor starts up on its own.",
+                           "It is four o'clock.")
     assert reply.act == "report" and "40 ppm" in reply.content
 
 

@@ -100,7 +100,7 @@ def is_request(sentence: str) -> bool:
             return True
         if lemmas[i] in EN_WANTING and (lowered[i + 1] == "for" or {"if", "whether"} & set(lowered[i + 1 : i + 3])):
             return True  # "asking whether you'll…", "asking again whether…"
-        if lemmas[i] in EN_WANTING and any(w.endswith(("ed", "en")) and len(w) > 4 for w in lowered[i + 2 : i + 6]):
+        if lemmas[i] in EN_WANTING and any(_regular_participle(w) for w in lowered[i + 2 : i + 6]):
             return True  # "wants the gate opened"
         if lemmas[i] in WANTING_A_THING_DONE and any(_participle(w) for w in words[i + 2 : i + 6]):
             return True  # "wanting her pony led out" (not "told me he came back": a verb of saying takes a clause)
@@ -110,10 +110,15 @@ def is_request(sentence: str) -> bool:
     return any(is_english_imperative(clause) for clause in CLAUSE_BREAK.split(sentence))
 
 
+def _regular_participle(surface: str) -> bool:
+    """"opened", "taken": a past participle by its ending."""
+    return surface.endswith(("ed", "en")) and len(surface) > 4
+
+
 def _participle(word: Word) -> bool:
-    """A past participle: "opened", "taken", or an irregular form of a verb ("led", "shut" read as lead, shut)."""
+    """A past participle: a regular one, or an irregular form of a verb ("led", "shut" read as lead, shut)."""
     surface = word.surface.lower()
-    return (surface.endswith(("ed", "en")) and len(surface) > 4) or (
+    return _regular_participle(surface) or (
         "VERB" in word.readings and surface != word.lemma.lower() and not surface.endswith(("s", "ing")))
 
 
@@ -142,7 +147,7 @@ def _helper_asks(words: tuple[Word, ...], at: int) -> bool:
         return False
     return any(w.lemma in ("か", "たい", "ば", "たら", "と", "なら") or w.surface in ("?", "？")
                or (w.pos == "particle" and w.lemma in QUESTION_PARTICLES - {"の"} and n > 0
-                   and (rest[n - 1] is helper or rest[n - 1].lemma in NEGATORS))  # 「出してくれんけ」, not 「…くれるんだっけ」
+                   and rest[n - 1].lemma in NEGATORS)  # 「出してくれんけ」, not 「…くれるんだっけ」
                or w.form.startswith("仮定形") for n, w in enumerate(rest))
 
 
@@ -303,7 +308,7 @@ def is_question(sentence: str) -> bool:
         return bool(asking) and bool(tail) and tail[-1].pos in ("aux", "particle", "verb", "aux_verb")
     if words and words[0].surface.lower() in SUBORDINATORS:
         head, comma, rest = stripped.partition(",")
-        asking = bool(rest.split()) and rest.split()[0].lower() in EN_WH
+        asking = any(word.lower() in EN_WH for word in rest.split()[:1])
         return bool(comma) and (asking or is_question(rest.strip()))  # "When you get a sec, what did the driver want"
     return bool(words) and words[0].surface.lower() in EN_INTERROGATIVES and len(words) > 2 \
         and words[1].surface.lower() in ("you", "anyone", "there", "it", "he", "she", "they", "we", "i")
@@ -419,6 +424,16 @@ EN_REPORTED = frozenset({"says", "said", "asks", "asked", "wants", "wanted", "ne
 
 
 @bounded_cache(WORD_CACHE_ENTRIES, WORD_CACHE_BYTES)
+def _passes_on(quotative: Word, following) -> bool:
+    """After a quotative と/って: a verb of saying (「開けてほしいと言っています」), or, at the sentence's end,
+    〜とのことです or a bare って (「渡してあげてって」): what was said, passed on."""
+    if any(w.lemma in REPORTING_VERBS for w in following[:3]):
+        return True
+    after = [w for w in following if w.pos != "symbol"]
+    return ([w.lemma for w in after[:2]] == ["の", "事"] and all(w.lemma in ("です", "だ", "た") for w in after[2:])) \
+        or (quotative.surface == "って" and not after)
+
+
 def is_direct_request(sentence: str) -> bool:
     """A request made to the listener in the speaker's own voice, not one passed on in narration
     ("A woman asks for a wake-up call", 「開けてほしいと言っています」 are things that happened)."""
@@ -427,11 +442,7 @@ def is_direct_request(sentence: str) -> bool:
     words = analyze(sentence)
     if language(sentence) == "ja":
         for i, word in enumerate(words):
-            after = [w for w in words[i + 1 :] if w.pos != "symbol"]
-            if word.lemma in ("と", "って") and word.pos == "particle" and (any(
-                    w.lemma in REPORTING_VERBS for w in words[i + 1 : i + 4])
-                    or ([w.lemma for w in after[:2]] == ["の", "事"] and all(w.lemma in ("です", "だ", "た") for w in after[2:]))
-                    or (word.surface == "って" and not after)):  # 〜とのことです, 〜てって: what was said, at the end
+            if word.lemma in ("と", "って") and word.pos == "particle" and _passes_on(word, words[i + 1 :]):
                 return False
             if word.surface == "そう" and i > 0 and words[i - 1].pos in ("aux", "verb", "aux_adj"):
                 return False  # 〜たいそうです: hearsay
